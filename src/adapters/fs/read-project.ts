@@ -1,0 +1,67 @@
+/**
+ * Reads a project directory from disk into the core's `ProjectFile` list.
+ *
+ * Walks the tree below the project root, skipping the directories that never belong to a
+ * project (fixtures/, .terfyn/, node_modules/, .git/) and never following directory symlinks
+ * (a link cycle or a link out of the project must not pull files in). Unreadable files are
+ * reported as diagnostics, not thrown.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
+import { belongsToProject, PROJECT_FILE, type ProjectFile } from "../../core/model/resolve-project.ts";
+import { fileSpan } from "../../core/source.ts";
+
+export interface ReadProjectResult {
+  files: ProjectFile[];
+  diagnostics: Diagnostic[];
+}
+
+export class ProjectNotFoundError extends Error {}
+
+export async function readProjectDirectory(root: string): Promise<ReadProjectResult> {
+  let rootStat: Awaited<ReturnType<typeof stat>>;
+  try {
+    rootStat = await stat(root);
+  } catch {
+    throw new ProjectNotFoundError(`project directory ${root} does not exist`);
+  }
+  if (!rootStat.isDirectory()) throw new ProjectNotFoundError(`${root} is not a directory; --project takes the directory holding terfyn.yaml`);
+  try {
+    await stat(join(root, PROJECT_FILE));
+  } catch {
+    throw new ProjectNotFoundError(
+      `no ${PROJECT_FILE} in ${root}: a project is the directory holding ${PROJECT_FILE} (apiVersion: terfyn.dev/v1, kind: Project)`,
+    );
+  }
+  const files: ProjectFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const walk = async (rel: string) => {
+    const dir = rel === "" ? root : join(root, rel);
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      diagnostics.push(diagnostic("TF2008", fileSpan(rel || "."), `cannot read directory: ${(e as Error).message}`));
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!belongsToProject(`${childRel}/x.agent`)) continue;
+        await walk(childRel);
+      } else if ((entry.isFile() || entry.isSymbolicLink()) && belongsToProject(childRel)) {
+        try {
+          const full = join(root, childRel);
+          if (entry.isSymbolicLink() && !(await stat(full)).isFile()) continue;
+          files.push({ path: childRel, text: await readFile(full, "utf8") });
+        } catch (e) {
+          diagnostics.push(diagnostic("TF2008", fileSpan(childRel), `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
+        }
+      }
+    }
+  };
+  await walk("");
+  return { files, diagnostics };
+}

@@ -1,0 +1,20 @@
+/**
+ * Flag parsing for commands: node's `util.parseArgs` with errors turned into `UsageError`s that
+ * name the command and the flag.
+ */
+import { parseArgs } from "node:util";
+import { didYouMean } from "../core/suggest.ts";
+import { UsageError } from "./io.ts";
+
+export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+export function parseFlags<T extends FlagSpec>(command: string, argv: string[], spec: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...spec, help: { type: "boolean", short: "h" }, debug: { type: "boolean" } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    const unknown = /Unknown option '--([^']+)'/.exec(msg)?.[1];
+    const hint = unknown === undefined ? undefined : didYouMean(unknown, Object.keys(spec));
+    throw new UsageError(`${command}: ${msg}${hint ? ` (${hint.replace("`", "`--")})` : ""}`);
+  }
+}

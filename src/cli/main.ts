@@ -1,0 +1,77 @@
+/**
+ * The `terfyn` command line: dispatches to a command, turns user errors into one clear line and
+ * exit 1, and reports anything unexpected as an internal error (stack trace only with --debug).
+ */
+import { ProjectNotFoundError } from "../adapters/fs/read-project.ts";
+import { validateCommand } from "./commands/validate.ts";
+import { type CliIo, UsageError, UserError } from "./io.ts";
+
+export const VERSION = "0.1.0";
+
+type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
+
+const COMMANDS: Record<string, Command> = {
+  validate: { summary: "check a project's .agent files and YAML resources", run: validateCommand },
+};
+
+export function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return `terfyn ${VERSION}: deterministic, bounded control around nondeterministic AI agents
+
+Usage: terfyn <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+  .join("\n")}
+
+Run \`terfyn <command> --help\` for a command's options.
+`;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  const debug = argv.includes("--debug");
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    if (first === "help" && rest[0] && COMMANDS[rest[0]]) return runCli([rest[0], "--help"], io);
+    io.stdout(mainHelp());
+    return first === undefined ? 1 : 0;
+  }
+  if (first === "--version" || first === "-v") {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[first];
+  if (!command) {
+    io.stderr(`terfyn: unknown command \`${first}\`\n\n${mainHelp()}`);
+    return 1;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`terfyn ${e.message}\nRun \`terfyn ${first} --help\` for usage.\n`);
+      return 1;
+    }
+    if (e instanceof UserError || e instanceof ProjectNotFoundError) {
+      io.stderr(`terfyn ${first}: ${e.message}\n`);
+      return 1;
+    }
+    const err = e as Error;
+    io.stderr(`terfyn ${first}: internal error, please report: ${err?.message ?? String(e)}\n`);
+    if (debug) io.stderr(`${err?.stack ?? ""}\n`);
+    else io.stderr("(run again with --debug to see the stack trace)\n");
+    return 1;
+  }
+}
+
+/** Entry for the `terfyn` binary. */
+export async function main(argv: string[]): Promise<number> {
+  return runCli(argv, {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    cwd: process.cwd(),
+    env: process.env,
+    isTTY: Boolean(process.stdout.isTTY),
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * Effect and policy rules: undeclared reachable effects, declared-but-unreachable effects,
+ * recursion between workflows, policy `forbid` and `requireApproval`, and names in policies and
+ * capability tests that match nothing. Pure.
+ */
+import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import type { ResolvedProject } from "../model/project.ts";
+import { didYouMean } from "../suggest.ts";
+import { computeEffectBound, computeWorkflowEffects, findWorkflowCycles } from "./effect-bound.ts";
+
+export function checkEffects(project: ResolvedProject): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+
+  for (const { cycle, span } of findWorkflowCycles(project)) {
+    diagnostics.push(
+      diagnostic("TF5005", span, `recursion between workflows: ${cycle.join(" -> ")}`, {
+        hint: "workflows may not call themselves, directly or indirectly; use a bounded `while … limit N` loop",
+      }),
+    );
+  }
+
+  const reach = computeWorkflowEffects(project);
+  for (const wf of project.workflows.values()) {
+    const reachable = reach.get(wf.name) ?? new Map();
+    const declared = new Set(wf.declaredEffects.map((e) => e.name));
+    for (const [effect, w] of [...reachable].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (declared.has(effect)) continue;
+      const through = w.via.length > 1 ? ` through ${w.via.slice(1).map((v: string) => `workflow ${v}`).join(" -> ")}` : "";
+      diagnostics.push(
+        diagnostic(
+          "TF5003",
+          wf.effectsSpan,
+          `workflow \`${wf.name}\` can reach \`${effect}\` (Agent/${w.agent} holds ${w.tool}${through}) but does not declare it`,
+          {
+            hint: `add \`${effect}\` to its effects { … }, or remove the grant`,
+            related: [{ span: w.grantSpan, message: `grant ${w.tool} reaches ${effect}` }],
+          },
+        ),
+      );
+    }
+    const incomplete = callsUnresolvedGrant(project, wf.name);
+    for (const e of wf.declaredEffects) {
+      if (!incomplete && !reachable.has(e.name)) {
+        diagnostics.push(
+          diagnostic("TF5004", e.span, `workflow \`${wf.name}\` declares \`${e.name}\` but nothing it calls can reach it`, {
+            hint: "remove it to keep the declaration tight",
+          }),
+        );
+      }
+    }
+  }
+
+  const agentNames = [...project.agents.keys()];
+  for (const p of project.policies) {
+    const rule = p.rule;
+    if ("forbid" in rule) {
+      const { agent: who, effect } = rule.forbid;
+      if (who !== "*" && !project.agents.has(who)) {
+        const hint = didYouMean(who, agentNames);
+        diagnostics.push(
+          diagnostic("TF3011", p.span, `Policy/${p.policy} forbids \`${effect}\` for agent \`${who}\`, which is not declared`, hint ? { hint } : {}),
+        );
+        continue;
+      }
+      const targets = who === "*" ? [...project.agents.values()] : [project.agents.get(who)!];
+      for (const agent of targets) {
+        for (const e of computeEffectBound(agent)) {
+          if (e.effect !== effect) continue;
+          diagnostics.push(
+            diagnostic(
+              "TF5006",
+              e.span,
+              `Policy/${p.policy} forbids \`${effect}\` for ${who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent.name} reaches it through ${e.tool} (${e.mode})`,
+              {
+                hint: `remove the grant ${e.tool}, or change the policy`,
+                related: [{ span: p.span, message: `forbid rule in Policy/${p.policy}` }],
+              },
+            ),
+          );
+        }
+      }
+    } else if ("requireApproval" in rule) {
+      const effect = rule.requireApproval.effect;
+      for (const agent of project.agents.values()) {
+        for (const e of computeEffectBound(agent)) {
+          if (e.effect !== effect || e.mode === "gated") continue;
+          diagnostics.push(
+            diagnostic(
+              "TF5007",
+              e.span,
+              `Policy/${p.policy} requires approval for \`${effect}\`, but Agent/${agent.name} reaches it autonomously through ${e.tool}`,
+              {
+                hint: `write \`${e.tool} requires approval\``,
+                related: [{ span: p.span, message: `requireApproval rule in Policy/${p.policy}` }],
+              },
+            ),
+          );
+        }
+      }
+    }
+  }
+
+  const workflowNames = [...project.workflows.keys()];
+  for (const test of project.capabilityTests) {
+    test.value.spec.assertions.forEach((a, i) => {
+      const span = test.spanOf(["spec", "assertions", i]);
+      const body = Object.values(a)[0] as { agent?: string; workflow?: string };
+      if (body.agent !== undefined && !project.agents.has(body.agent)) {
+        const hint = didYouMean(body.agent, agentNames);
+        diagnostics.push(
+          diagnostic("TF3011", span, `CapabilityTest/${test.name} names agent \`${body.agent}\`, which is not declared; the assertion will fail`, hint ? { hint } : {}),
+        );
+      }
+      if (body.workflow !== undefined && !project.workflows.has(body.workflow)) {
+        const hint = didYouMean(body.workflow, workflowNames);
+        diagnostics.push(
+          diagnostic("TF3011", span, `CapabilityTest/${test.name} names workflow \`${body.workflow}\`, which is not declared; the assertion will fail`, hint ? { hint } : {}),
+        );
+      }
+    });
+  }
+  return diagnostics;
+}
+
+/** Whether a workflow (transitively) calls an agent whose grants did not all resolve. */
+function callsUnresolvedGrant(project: ResolvedProject, name: string, seen = new Set<string>()): boolean {
+  if (seen.has(name)) return false;
+  seen.add(name);
+  const wf = project.workflows.get(name);
+  if (!wf) return false;
+  return wf.calls.some((c) =>
+    c.kind === "agent"
+      ? (project.agents.get(c.callee)?.grants.some((g) => !g.resolved) ?? false)
+      : callsUnresolvedGrant(project, c.callee, seen),
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Effect bounds: which (effect, mode, tool operation) each agent may reach, and which effects
+ * each workflow may reach through the agents and sub-workflows it calls.
+ *
+ * A workflow's effect set is a union over its body, independent of loop counts: effects are
+ * never multiplied by iterations (seed 000). Pure.
+ */
+import type { Span } from "../diagnostics.ts";
+import type { GrantMode, ResolvedAgent, ResolvedProject } from "../model/project.ts";
+
+/** One reachable (effect, mode, operation) of an agent. */
+export interface EffectBoundEntry {
+  agent: string;
+  effect: string;
+  mode: GrantMode;
+  /** `tool.<tool>.<operation>` */
+  tool: string;
+  span: Span;
+}
+
+export function computeEffectBound(agent: ResolvedAgent): EffectBoundEntry[] {
+  const out: EffectBoundEntry[] = [];
+  for (const g of agent.grants) {
+    for (const effect of g.effects) {
+      out.push({ agent: agent.name, effect, mode: g.mode, tool: g.ref, span: g.span });
+    }
+  }
+  return out.sort(
+    (a, b) => cmp(a.effect, b.effect) || cmp(a.tool, b.tool) || cmp(a.mode, b.mode),
+  );
+}
+
+/** Why a workflow reaches an effect: the first agent grant found, and the call chain to it. */
+export interface EffectWitness {
+  effect: string;
+  agent: string;
+  tool: string;
+  mode: GrantMode;
+  grantSpan: Span;
+  /** Workflows from the one analysed down to the one calling the agent. */
+  via: string[];
+}
+
+/** Effects reachable from each workflow, transitively, with a witness per effect. */
+export function computeWorkflowEffects(project: ResolvedProject): Map<string, Map<string, EffectWitness>> {
+  const memo = new Map<string, Map<string, EffectWitness>>();
+  const visiting = new Set<string>();
+  const visit = (name: string): Map<string, EffectWitness> => {
+    const done = memo.get(name);
+    if (done) return done;
+    const out = new Map<string, EffectWitness>();
+    const wf = project.workflows.get(name);
+    if (!wf || visiting.has(name)) return out;
+    visiting.add(name);
+    for (const call of wf.calls) {
+      if (call.kind === "agent") {
+        const agent = project.agents.get(call.callee);
+        if (!agent) continue;
+        for (const e of computeEffectBound(agent)) {
+          if (!out.has(e.effect)) {
+            out.set(e.effect, { effect: e.effect, agent: e.agent, tool: e.tool, mode: e.mode, grantSpan: e.span, via: [name] });
+          }
+        }
+      } else {
+        for (const [effect, w] of visit(call.callee)) {
+          if (!out.has(effect)) out.set(effect, { ...w, via: [name, ...w.via] });
+        }
+      }
+    }
+    visiting.delete(name);
+    memo.set(name, out);
+    return out;
+  };
+  for (const name of project.workflows.keys()) visit(name);
+  return memo;
+}
+
+/** Cycles in the workflow call graph, each reported once at the call that closes it. */
+export function findWorkflowCycles(project: ResolvedProject): { cycle: string[]; span: Span }[] {
+  const state = new Map<string, "active" | "done">();
+  const stack: string[] = [];
+  const cycles: { cycle: string[]; span: Span }[] = [];
+  const dfs = (name: string) => {
+    state.set(name, "active");
+    stack.push(name);
+    const wf = project.workflows.get(name);
+    for (const call of wf?.calls ?? []) {
+      if (call.kind !== "workflow" || !project.workflows.has(call.callee)) continue;
+      const s = state.get(call.callee);
+      if (s === "active") {
+        const from = stack.indexOf(call.callee);
+        cycles.push({ cycle: [...stack.slice(from), call.callee], span: call.span });
+      } else if (s === undefined) dfs(call.callee);
+    }
+    stack.pop();
+    state.set(name, "done");
+  };
+  for (const name of [...project.workflows.keys()].sort()) if (!state.has(name)) dfs(name);
+  return cycles;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,131 @@
+/**
+ * The resolved project: every declaration from `.agent` files and YAML resources, with names
+ * bound and spans kept, ready for analysis, planning and execution. Pure data.
+ */
+import type { AgentDecl, AgentFile, ToolDecl, WorkflowDecl } from "../language/ast.ts";
+import type { LoadedResource } from "../config/load-resources.ts";
+import type { JsonSchemaNode, PolicyRule } from "../config/schemas.ts";
+import type { Span } from "../diagnostics.ts";
+import type { SourceText } from "../source.ts";
+import type { Type } from "./types.ts";
+
+export type GrantMode = "autonomous" | "gated";
+
+export interface ResolvedGrant {
+  /** `tool.<tool>.<operation>`, as written. */
+  ref: string;
+  tool: string;
+  operation: string;
+  mode: GrantMode;
+  /** Effects of the operation, empty when the tool or operation is unknown. */
+  effects: string[];
+  /** False when the tool or operation could not be found, so `effects` is incomplete. */
+  resolved: boolean;
+  span: Span;
+}
+
+export interface ResolvedAgent {
+  name: string;
+  model: string;
+  modelSpan: Span;
+  instructions: string;
+  input?: string;
+  output?: string;
+  maxTurns: number;
+  grants: ResolvedGrant[];
+  span: Span;
+  decl: AgentDecl;
+}
+
+export interface ResolvedOperation {
+  name: string;
+  effects: string[];
+  idempotent: boolean;
+  input?: JsonSchemaNode;
+  description?: string;
+  span: Span;
+}
+
+export interface ResolvedTool {
+  name: string;
+  adapter: "workspace" | "external";
+  operations: Map<string, ResolvedOperation>;
+  /** Sandbox settings from the `.agent` binding (`tool X { workspace { … } }`). */
+  workspace?: { root?: string; testCommand?: string };
+  span: Span;
+  /** The `.agent` binding, when there is one. */
+  binding?: ToolDecl;
+  bindingSpan?: Span;
+}
+
+export interface ResolvedSchema {
+  name: string;
+  schema: JsonSchemaNode;
+  type: Type;
+  span: Span;
+}
+
+/** Where a workflow calls an agent or another workflow. */
+export interface CallSite {
+  callee: string;
+  kind: "agent" | "workflow";
+  span: Span;
+  /** Limits of the loops enclosing the call, outermost first. */
+  loopLimits: number[];
+}
+
+export interface LoopInfo {
+  limit: number;
+  span: Span;
+  limitSpan: Span;
+}
+
+export interface ApprovalPoint {
+  label?: string;
+  span: Span;
+  loopLimits: number[];
+}
+
+export interface ResolvedWorkflow {
+  name: string;
+  params: { name: string; type: string }[];
+  returns: string;
+  declaredEffects: { name: string; span: Span }[];
+  effectsSpan: Span;
+  calls: CallSite[];
+  loops: LoopInfo[];
+  approvals: ApprovalPoint[];
+  span: Span;
+  decl: WorkflowDecl;
+}
+
+export interface ResolvedPolicyRule {
+  policy: string;
+  rule: PolicyRule;
+  span: Span;
+}
+
+export interface ProjectSettings {
+  name: string;
+  statePath: string;
+  runsPath: string;
+  exclude: string[];
+  modelScript?: string;
+  span: Span;
+}
+
+export interface ResolvedProject {
+  settings: ProjectSettings;
+  defaults: { model: string; maxTurns: number };
+  providers: Set<string>;
+  agents: Map<string, ResolvedAgent>;
+  tools: Map<string, ResolvedTool>;
+  schemas: Map<string, ResolvedSchema>;
+  workflows: Map<string, ResolvedWorkflow>;
+  policies: ResolvedPolicyRule[];
+  /** Smallest `maxLoopLimit` over all policies, if any policy sets one. */
+  maxLoopLimit?: { limit: number; span: Span };
+  capabilityTests: LoadedResource<"CapabilityTest">[];
+  files: AgentFile[];
+  sources: Map<string, SourceText>;
+}

@@ -1,0 +1,553 @@
+/**
+ * Project resolution: parsed `.agent` files and loaded YAML resources → `ResolvedProject`,
+ * with every name bound and every declaration-level rule checked (duplicates, unknown names,
+ * models and providers, tool bindings). Workflow bodies are checked in `check-workflow.ts`;
+ * effects and policies in `../analysis`.
+ *
+ * Pure: takes file contents, returns data and diagnostics.
+ */
+import { type InvalidResource, type LoadedResource, loadResources } from "../config/load-resources.ts";
+import type { OperationSpec } from "../config/schemas.ts";
+import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
+import type { AgentDecl, AgentFile, Identifier, ProviderDecl, ToolDecl, WorkflowDecl } from "../language/ast.ts";
+import { parseAgentFile } from "../language/parser.ts";
+import { fileSpan, SourceText } from "../source.ts";
+import { didYouMean } from "../suggest.ts";
+import type {
+  ProjectSettings,
+  ResolvedAgent,
+  ResolvedGrant,
+  ResolvedOperation,
+  ResolvedPolicyRule,
+  ResolvedProject,
+  ResolvedSchema,
+  ResolvedTool,
+  ResolvedWorkflow,
+} from "./project.ts";
+import { typeFromSchema } from "./types.ts";
+
+/** A file handed to the core: a project-relative POSIX path and its text. */
+export interface ProjectFile {
+  path: string;
+  text: string;
+}
+
+export const PROJECT_FILE = "terfyn.yaml";
+export const DEFAULT_MODEL = "mock/gpt-4";
+export const DEFAULT_MAX_TURNS = 10;
+
+/** Providers every project knows; others need a `provider NAME { … }` declaration. */
+export const BUILTIN_PROVIDERS = ["mock", "anthropic", "replay"] as const;
+const MOCK_MODELS = ["gpt-4", "script"];
+
+/** Operations the native workspace adapter implements. */
+export const WORKSPACE_OPERATIONS = ["read_file", "write_file", "run_tests"] as const;
+
+const EXCLUDED_DIRS = new Set(["fixtures", ".terfyn", "node_modules", ".git"]);
+
+/** Whether a project-relative path is one of the project's source files. */
+export function belongsToProject(path: string, exclude: readonly string[] = []): boolean {
+  if (!/\.(agent|ya?ml)$/.test(path)) return false;
+  const parts = path.split("/");
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (EXCLUDED_DIRS.has(parts[i] as string)) return false;
+  }
+  return !exclude.some((dir) => {
+    const d = dir.replace(/^\.\//, "").replace(/\/+$/, "");
+    return d !== "" && (path === d || path.startsWith(`${d}/`));
+  });
+}
+
+export interface ResolveResult {
+  project: ResolvedProject;
+  diagnostics: Diagnostic[];
+}
+
+export function resolveProject(files: readonly ProjectFile[]): ResolveResult {
+  const diagnostics: Diagnostic[] = [];
+  const sources = new Map<string, SourceText>();
+  const agentFiles: AgentFile[] = [];
+  const resources: LoadedResource[] = [];
+  const invalid: InvalidResource[] = [];
+
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of sorted) {
+    const source = new SourceText(f.path, f.text);
+    sources.set(f.path, source);
+    if (f.path.endsWith(".agent")) {
+      const parsed = parseAgentFile(source);
+      agentFiles.push(parsed.file);
+      diagnostics.push(...parsed.diagnostics);
+    } else {
+      const loaded = loadResources(f.path, f.text);
+      resources.push(...loaded.resources);
+      invalid.push(...loaded.invalid);
+      diagnostics.push(...loaded.diagnostics);
+    }
+  }
+
+  const r = new Resolver(sources, diagnostics, invalid);
+  const project = r.resolve(agentFiles, resources);
+  return { project, diagnostics };
+}
+
+class Resolver {
+  constructor(
+    private readonly sources: Map<string, SourceText>,
+    private readonly diagnostics: Diagnostic[],
+    private readonly invalid: InvalidResource[],
+  ) {}
+
+  /** Whether a resource of this kind and name exists but failed validation (already reported). */
+  private isInvalid(kind: InvalidResource["kind"], name: string): boolean {
+    return this.invalid.some((r) => r.kind === kind && r.name === name);
+  }
+
+  private span(file: string, range: { start: number; end: number }): Span {
+    const s = this.sources.get(file);
+    return s ? s.span(range) : fileSpan(file);
+  }
+
+  private where(span: Span): string {
+    return `${span.file}:${span.line}`;
+  }
+
+  resolve(files: AgentFile[], resources: LoadedResource[]): ResolvedProject {
+    const settings = this.resolveSettings(resources);
+    const byKind = this.indexResources(resources);
+
+    // ── .agent declarations, with duplicates ──
+    const agentDecls = new Map<string, { decl: AgentDecl; file: string }>();
+    const workflowDecls = new Map<string, { decl: WorkflowDecl; file: string }>();
+    const toolDecls = new Map<string, { decl: ToolDecl; file: string }>();
+    const providerDecls = new Map<string, { decl: ProviderDecl; file: string }>();
+    let defaultsSeen: Span | undefined;
+    const defaults = { model: DEFAULT_MODEL, maxTurns: DEFAULT_MAX_TURNS };
+    let defaultsModelSpan: Span | undefined;
+
+    const callables = new Map<string, Span>();
+    for (const file of files) {
+      for (const decl of file.decls) {
+        switch (decl.kind) {
+          case "defaults": {
+            const sp = this.span(file.path, decl.range);
+            if (defaultsSeen) {
+              this.diagnostics.push(
+                diagnostic("TF3006", sp, `a second \`defaults\` block (the first is at ${this.where(defaultsSeen)})`, {
+                  hint: "merge them into one",
+                  related: [{ span: defaultsSeen, message: "first defaults block" }],
+                }),
+              );
+              break;
+            }
+            defaultsSeen = sp;
+            if (decl.model) {
+              defaults.model = decl.model.value;
+              defaultsModelSpan = this.span(file.path, decl.model.range);
+            }
+            if (decl.maxTurns) {
+              if (decl.maxTurns.value < 1) {
+                this.diagnostics.push(diagnostic("TF5008", this.span(file.path, decl.maxTurns.range), "`maxTurns` must be at least 1"));
+              } else defaults.maxTurns = decl.maxTurns.value;
+            }
+            break;
+          }
+          case "provider":
+            this.declareOnce(providerDecls, decl.name, { decl, file: file.path }, file.path, "provider");
+            break;
+          case "tool":
+            this.declareOnce(toolDecls, decl.name, { decl, file: file.path }, file.path, "tool");
+            break;
+          case "agent":
+          case "workflow": {
+            const sp = this.span(file.path, decl.name.range);
+            const prev = callables.get(decl.name.name);
+            if (prev) {
+              const what = agentDecls.has(decl.name.name) ? "an agent" : "a workflow";
+              this.diagnostics.push(
+                diagnostic("TF3006", sp, `\`${decl.name.name}\` is already declared as ${what} at ${this.where(prev)}`, {
+                  hint: "agents and workflows share one namespace; rename one of them",
+                  related: [{ span: prev, message: "first declaration" }],
+                }),
+              );
+              break;
+            }
+            callables.set(decl.name.name, sp);
+            if (decl.kind === "agent") agentDecls.set(decl.name.name, { decl, file: file.path });
+            else workflowDecls.set(decl.name.name, { decl, file: file.path });
+            break;
+          }
+        }
+      }
+    }
+
+    const providers = new Set<string>([...BUILTIN_PROVIDERS, ...providerDecls.keys()]);
+    if (defaultsModelSpan) this.checkModel(defaults.model, defaultsModelSpan, providers);
+
+    const schemas = this.resolveSchemas(byKind.Schema);
+    const tools = this.resolveTools(byKind.Tool, toolDecls);
+    const agents = new Map<string, ResolvedAgent>();
+    for (const [name, { decl, file }] of agentDecls) {
+      agents.set(name, this.resolveAgent(decl, file, defaults, providers, schemas, tools));
+    }
+    const workflows = new Map<string, ResolvedWorkflow>();
+    for (const [name, { decl, file }] of workflowDecls) {
+      workflows.set(name, this.resolveWorkflowHeader(decl, file, schemas));
+    }
+
+    const policies: ResolvedPolicyRule[] = [];
+    let maxLoopLimit: ResolvedProject["maxLoopLimit"];
+    for (const res of byKind.Policy) {
+      res.value.spec.rules.forEach((rule, i) => {
+        const span = res.spanOf(["spec", "rules", i]);
+        policies.push({ policy: res.name, rule, span });
+        if ("maxLoopLimit" in rule && (maxLoopLimit === undefined || rule.maxLoopLimit < maxLoopLimit.limit)) {
+          maxLoopLimit = { limit: rule.maxLoopLimit, span };
+        }
+      });
+    }
+
+    const project: ResolvedProject = {
+      settings,
+      defaults,
+      providers,
+      agents,
+      tools,
+      schemas,
+      workflows,
+      policies,
+      capabilityTests: byKind.CapabilityTest,
+      files,
+      sources: this.sources,
+    };
+    if (maxLoopLimit) project.maxLoopLimit = maxLoopLimit;
+    return project;
+  }
+
+  private declareOnce<T>(map: Map<string, T>, name: Identifier, value: T, file: string, what: string): void {
+    const existing = map.get(name.name) as { decl: { name: Identifier }; file: string } | undefined;
+    if (existing) {
+      const first = this.span(existing.file, existing.decl.name.range);
+      this.diagnostics.push(
+        diagnostic("TF3006", this.span(file, name.range), `${what} \`${name.name}\` is already declared at ${this.where(first)}`, {
+          related: [{ span: first, message: "first declaration" }],
+        }),
+      );
+      return;
+    }
+    map.set(name.name, value);
+  }
+
+  private resolveSettings(resources: LoadedResource[]): ProjectSettings {
+    const projects = resources.filter((r): r is LoadedResource<"Project"> => r.kind === "Project");
+    const first = projects[0];
+    for (const extra of projects.slice(1)) {
+      this.diagnostics.push(
+        diagnostic("TF2006", extra.span, `a project has one Project document; another is at ${first ? this.where(first.span) : "?"}`, {
+          hint: "keep a single Project document, in terfyn.yaml",
+        }),
+      );
+    }
+    if (!first) {
+      if (!this.sources.has(PROJECT_FILE)) {
+        this.diagnostics.push(diagnostic("TF2005", fileSpan(PROJECT_FILE), "no terfyn.yaml at the project root"));
+      } else {
+        this.diagnostics.push(
+          diagnostic("TF2005", fileSpan(PROJECT_FILE), "terfyn.yaml holds no valid Project document", {
+            hint: "add `apiVersion: terfyn.dev/v1`, `kind: Project`, `metadata: { name: … }` and `spec: {}`",
+          }),
+        );
+      }
+      return { name: "unnamed", statePath: ".terfyn/state.json", runsPath: ".terfyn/runs", exclude: [], span: fileSpan(PROJECT_FILE) };
+    }
+    const spec = first.value.spec;
+    const settings: ProjectSettings = {
+      name: first.name,
+      statePath: spec.state ?? ".terfyn/state.json",
+      runsPath: spec.runs ?? ".terfyn/runs",
+      exclude: spec.exclude ?? [],
+      span: first.span,
+    };
+    if (spec.modelScript !== undefined) settings.modelScript = spec.modelScript;
+    return settings;
+  }
+
+  private indexResources(resources: LoadedResource[]) {
+    const byKind = {
+      Project: [] as LoadedResource<"Project">[],
+      Tool: [] as LoadedResource<"Tool">[],
+      Schema: [] as LoadedResource<"Schema">[],
+      Policy: [] as LoadedResource<"Policy">[],
+      CapabilityTest: [] as LoadedResource<"CapabilityTest">[],
+    };
+    const seen = new Map<string, LoadedResource>();
+    for (const res of resources) {
+      const key = `${res.kind}/${res.name}`;
+      const prev = seen.get(key);
+      if (prev && res.kind !== "Project") {
+        this.diagnostics.push(
+          diagnostic("TF2007", res.span, `${key} is already defined at ${this.where(prev.span)}`, {
+            hint: "resource names are unique per kind",
+            related: [{ span: prev.span, message: "first definition" }],
+          }),
+        );
+        continue;
+      }
+      seen.set(key, res);
+      (byKind[res.kind] as LoadedResource[]).push(res);
+    }
+    return byKind;
+  }
+
+  private resolveSchemas(resources: LoadedResource<"Schema">[]): Map<string, ResolvedSchema> {
+    const out = new Map<string, ResolvedSchema>();
+    for (const res of resources) {
+      const schema = res.value.spec;
+      out.set(res.name, { name: res.name, schema, type: typeFromSchema(schema, res.name), span: res.span });
+      this.checkRequiredProperties(res, schema, ["spec"]);
+    }
+    return out;
+  }
+
+  /** `required` names must be declared properties (a typo there silently loosens the type). */
+  private checkRequiredProperties(res: LoadedResource, node: import("../config/schemas.ts").JsonSchemaNode, path: (string | number)[]): void {
+    if (node.required && node.properties) {
+      node.required.forEach((key, i) => {
+        if (!node.properties || !(key in node.properties)) {
+          const hint = didYouMean(key, Object.keys(node.properties ?? {}));
+          this.diagnostics.push(
+            diagnostic("TF2002", res.spanOf([...path, "required", i]), `Schema/${res.name}: ${[...path, "required", i].join(".")}: \`${key}\` is required but not among the properties`, hint ? { hint } : {}),
+          );
+        }
+      });
+    }
+    for (const [key, child] of Object.entries(node.properties ?? {})) this.checkRequiredProperties(res, child, [...path, "properties", key]);
+    if (node.items) this.checkRequiredProperties(res, node.items, [...path, "items"]);
+  }
+
+  private resolveTools(
+    resources: LoadedResource<"Tool">[],
+    bindings: Map<string, { decl: ToolDecl; file: string }>,
+  ): Map<string, ResolvedTool> {
+    const tools = new Map<string, ResolvedTool>();
+    for (const res of resources) {
+      const operations = new Map<string, ResolvedOperation>();
+      for (const [opName, op] of Object.entries(res.value.spec.operations) as [string, OperationSpec][]) {
+        const opSpan = res.spanOf(["spec", "operations", opName]);
+        if (res.value.spec.adapter === "workspace" && !(WORKSPACE_OPERATIONS as readonly string[]).includes(opName)) {
+          const hint = didYouMean(opName, WORKSPACE_OPERATIONS);
+          this.diagnostics.push(
+            diagnostic("TF3003", opSpan, `Tool/${res.name}: the workspace adapter has no operation \`${opName}\`; it implements ${WORKSPACE_OPERATIONS.join(", ")}`, {
+              hint: hint ?? "use `adapter: external` for operations Terfyn does not implement natively",
+            }),
+          );
+        }
+        const resolved: ResolvedOperation = { name: opName, effects: [...new Set(op.effects)], idempotent: op.idempotent, span: opSpan };
+        if (op.input) resolved.input = op.input;
+        if (op.description) resolved.description = op.description;
+        operations.set(opName, resolved);
+      }
+      tools.set(res.name, { name: res.name, adapter: res.value.spec.adapter, operations, span: res.span });
+    }
+    for (const [name, { decl, file }] of bindings) {
+      const tool = tools.get(name);
+      const sp = this.span(file, decl.name.range);
+      if (!tool) {
+        if (this.isInvalid("Tool", name)) continue;
+        const hint = didYouMean(name, tools.keys());
+        this.diagnostics.push(
+          diagnostic("TF3010", sp, `tool \`${name}\` is declared here but no Tool resource named \`${name}\` defines its operations`, {
+            hint: hint ?? `add a YAML document with \`kind: Tool\` and \`metadata: { name: ${name} }\``,
+          }),
+        );
+        continue;
+      }
+      tool.binding = decl;
+      tool.bindingSpan = sp;
+      if (decl.workspace) {
+        if (tool.adapter !== "workspace") {
+          this.diagnostics.push(
+            diagnostic("TF3010", this.span(file, decl.workspace.range), `tool \`${name}\` uses the \`${tool.adapter}\` adapter; a \`workspace { … }\` block applies only to the workspace adapter`),
+          );
+        }
+        const ws: NonNullable<ResolvedTool["workspace"]> = {};
+        if (decl.workspace.root) ws.root = decl.workspace.root.value;
+        if (decl.workspace.testCommand) ws.testCommand = decl.workspace.testCommand.value;
+        tool.workspace = ws;
+      }
+    }
+    return tools;
+  }
+
+  private checkModel(model: string, span: Span, providers: Set<string>): void {
+    const slash = model.indexOf("/");
+    if (slash <= 0 || slash === model.length - 1) {
+      this.diagnostics.push(
+        diagnostic("TF3009", span, `model \`${model}\` is not of the form provider/model`, {
+          hint: 'for example "mock/gpt-4" or "anthropic/claude-sonnet-4-5"',
+        }),
+      );
+      return;
+    }
+    const provider = model.slice(0, slash);
+    const rest = model.slice(slash + 1);
+    if (!providers.has(provider)) {
+      const hint = didYouMean(provider, providers);
+      this.diagnostics.push(
+        diagnostic("TF3007", span, `unknown model provider \`${provider}\` in \`${model}\``, {
+          hint: hint ?? `declare it with \`provider ${provider} { apiKeyEnv "…" }\`, or use one of: ${[...providers].join(", ")}`,
+        }),
+      );
+      return;
+    }
+    if (provider === "mock" && !MOCK_MODELS.includes(rest)) {
+      const hint = didYouMean(rest, MOCK_MODELS);
+      this.diagnostics.push(
+        diagnostic("TF3009", span, `unknown mock model \`${rest}\`; the mock provider has ${MOCK_MODELS.map((m) => `mock/${m}`).join(" and ")}`, hint ? { hint } : {}),
+      );
+    }
+  }
+
+  private checkSchemaRef(ref: Identifier, file: string, schemas: Map<string, ResolvedSchema>): string | undefined {
+    if (schemas.has(ref.name)) return ref.name;
+    if (this.isInvalid("Schema", ref.name)) return undefined;
+    const hint = didYouMean(ref.name, schemas.keys());
+    this.diagnostics.push(
+      diagnostic("TF3004", this.span(file, ref.range), `unknown schema \`${ref.name}\``, {
+        hint: hint ?? `define it with a YAML document of \`kind: Schema\` named \`${ref.name}\``,
+      }),
+    );
+    return undefined;
+  }
+
+  private resolveAgent(
+    decl: AgentDecl,
+    file: string,
+    defaults: { model: string; maxTurns: number },
+    providers: Set<string>,
+    schemas: Map<string, ResolvedSchema>,
+    tools: Map<string, ResolvedTool>,
+  ): ResolvedAgent {
+    const span = this.span(file, decl.name.range);
+    let model = defaults.model;
+    let modelSpan = span;
+    if (decl.model) {
+      model = decl.model.value;
+      modelSpan = this.span(file, decl.model.range);
+      this.checkModel(model, modelSpan, providers);
+    }
+    let maxTurns = defaults.maxTurns;
+    if (decl.maxTurns) {
+      if (decl.maxTurns.value < 1) {
+        this.diagnostics.push(diagnostic("TF5008", this.span(file, decl.maxTurns.range), "`maxTurns` must be at least 1"));
+      } else maxTurns = decl.maxTurns.value;
+    }
+    const grants: ResolvedGrant[] = [];
+    const seen = new Map<string, Span>();
+    for (const g of decl.grants) {
+      const ref = `tool.${g.tool.name}.${g.operation.name}`;
+      const gspan = this.span(file, g.range);
+      const prev = seen.get(ref);
+      if (prev) {
+        this.diagnostics.push(
+          diagnostic("TF3008", gspan, `\`${ref}\` is granted twice to agent \`${decl.name.name}\` (first at line ${prev.line})`, {
+            hint: "keep one grant; add `requires approval` to it if calls must be approved",
+          }),
+        );
+        continue;
+      }
+      seen.set(ref, gspan);
+      const effects: string[] = [];
+      const tool = tools.get(g.tool.name);
+      let resolved = true;
+      if (!tool && this.isInvalid("Tool", g.tool.name)) {
+        resolved = false;
+      } else if (!tool) {
+        resolved = false;
+        const hint = didYouMean(g.tool.name, tools.keys());
+        this.diagnostics.push(
+          diagnostic("TF3002", this.span(file, g.tool.range), `unknown tool \`${g.tool.name}\` in grant \`${ref}\``, {
+            hint: hint ?? `define a Tool resource named \`${g.tool.name}\``,
+          }),
+        );
+      } else {
+        const op = tool.operations.get(g.operation.name);
+        if (!op) {
+          resolved = false;
+          const hint = didYouMean(g.operation.name, tool.operations.keys());
+          this.diagnostics.push(
+            diagnostic("TF3003", this.span(file, g.operation.range), `tool \`${g.tool.name}\` has no operation \`${g.operation.name}\``, {
+              hint: hint ?? `its operations are: ${[...tool.operations.keys()].join(", ") || "(none)"}`,
+            }),
+          );
+        } else effects.push(...op.effects);
+      }
+      grants.push({
+        ref,
+        tool: g.tool.name,
+        operation: g.operation.name,
+        mode: g.requiresApproval ? "gated" : "autonomous",
+        effects,
+        resolved,
+        span: gspan,
+      });
+    }
+    const agent: ResolvedAgent = {
+      name: decl.name.name,
+      model,
+      modelSpan,
+      instructions: decl.instructions?.value ?? "",
+      maxTurns,
+      grants,
+      span,
+      decl,
+    };
+    if (decl.input) {
+      const s = this.checkSchemaRef(decl.input, file, schemas);
+      if (s) agent.input = s;
+    }
+    if (decl.output) {
+      const s = this.checkSchemaRef(decl.output, file, schemas);
+      if (s) agent.output = s;
+    }
+    return agent;
+  }
+
+  private resolveWorkflowHeader(decl: WorkflowDecl, file: string, schemas: Map<string, ResolvedSchema>): ResolvedWorkflow {
+    const params: { name: string; type: string }[] = [];
+    const seen = new Set<string>();
+    for (const p of decl.params) {
+      if (seen.has(p.name.name)) {
+        this.diagnostics.push(diagnostic("TF3006", this.span(file, p.name.range), `parameter \`${p.name.name}\` is declared twice`));
+      }
+      seen.add(p.name.name);
+      this.checkSchemaRef(p.type, file, schemas);
+      params.push({ name: p.name.name, type: p.type.name });
+    }
+    this.checkSchemaRef(decl.returns, file, schemas);
+    const declaredEffects: { name: string; span: Span }[] = [];
+    const seenEffects = new Map<string, Span>();
+    for (const e of decl.effects) {
+      const sp = this.span(file, e.range);
+      const prev = seenEffects.get(e.name);
+      if (prev) {
+        this.diagnostics.push(diagnostic("TF3008", sp, `effect \`${e.name}\` is declared twice (first at column ${prev.column})`));
+        continue;
+      }
+      seenEffects.set(e.name, sp);
+      declaredEffects.push({ name: e.name, span: sp });
+    }
+    return {
+      name: decl.name.name,
+      params,
+      returns: decl.returns.name,
+      declaredEffects,
+      effectsSpan: this.span(file, decl.effectsRange),
+      calls: [],
+      loops: [],
+      approvals: [],
+      span: this.span(file, decl.name.range),
+      decl,
+    };
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The validation pipeline: files → resolved project → every static rule → diagnostics.
+ *
+ * This is what `terfyn validate` runs and what plan, test and run build on. Pure and total:
+ * any input yields a project (possibly partial) and diagnostics, never an exception.
+ */
+import { checkEffects } from "./analysis/check-effects.ts";
+import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
+import { checkWorkflows } from "./model/check-workflow.ts";
+import type { ResolvedProject } from "./model/project.ts";
+import { loadResources } from "./config/load-resources.ts";
+import { belongsToProject, PROJECT_FILE, type ProjectFile, resolveProject } from "./model/resolve-project.ts";
+
+export interface ValidationResult {
+  project: ResolvedProject;
+  diagnostics: Diagnostic[];
+  ok: boolean;
+}
+
+export function validateProject(files: readonly ProjectFile[]): ValidationResult {
+  const { project, diagnostics } = resolveProject(files.filter((f) => belongsToProject(f.path, projectExcludes(files))));
+  diagnostics.push(...checkWorkflows(project));
+  diagnostics.push(...checkEffects(project));
+  const sorted = sortDiagnostics(dedupe(diagnostics));
+  return { project, diagnostics: sorted, ok: !hasErrors(sorted) };
+}
+
+function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.code}|${d.span.file}|${d.span.line}|${d.span.column}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The `spec.exclude` directories of the project document, read before the full load. */
+function projectExcludes(files: readonly ProjectFile[]): string[] {
+  const settings = files.find((f) => f.path === PROJECT_FILE);
+  if (!settings) return [];
+  for (const r of loadResources(settings.path, settings.text).resources) {
+    if (r.kind === "Project") return (r.value as { spec: { exclude?: string[] } }).spec.exclude ?? [];
+  }
+  return [];
+}
