@@ -13,18 +13,42 @@ const outDir = join(root, "schemas");
 const check = process.argv.includes("--check");
 
 function schemaFor(schema: z.ZodType, id: string, title: string): string {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return `${JSON.stringify({ $id: id, title, ...json }, null, 2)}\n`;
 }
 
 const outputs = new Map<string, string>();
 for (const kind of RESOURCE_KINDS) {
   const file = `${kind.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.schema.json`;
-  outputs.set(file, schemaFor(resourceSchemas[kind], `https://terfyn.dev/schemas/v1/${file}`, `Terfyn ${kind} (terfyn.dev/v1)`));
+  outputs.set(
+    file,
+    schemaFor(
+      resourceSchemas[kind],
+      `https://terfyn.dev/schemas/v1/${file}`,
+      `Terfyn ${kind} (terfyn.dev/v1)`,
+    ),
+  );
 }
 // One schema that accepts any Terfyn resource document, for editors mapping *.yaml to it.
-const any = z.union(RESOURCE_KINDS.map((k) => resourceSchemas[k]) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
-outputs.set("resource.schema.json", schemaFor(any, "https://terfyn.dev/schemas/v1/resource.schema.json", "Any Terfyn resource (terfyn.dev/v1)"));
+const any = z.union(
+  RESOURCE_KINDS.map((k) => resourceSchemas[k]) as unknown as [
+    z.ZodType,
+    z.ZodType,
+    ...z.ZodType[],
+  ],
+);
+outputs.set(
+  "resource.schema.json",
+  schemaFor(
+    any,
+    "https://terfyn.dev/schemas/v1/resource.schema.json",
+    "Any Terfyn resource (terfyn.dev/v1)",
+  ),
+);
 
 let stale = 0;
 mkdirSync(outDir, { recursive: true });

@@ -6,11 +6,19 @@ import { parseArgs } from "node:util";
 import { didYouMean } from "../core/suggest.ts";
 import { UsageError } from "./io.ts";
 
-export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+export type FlagSpec = Record<
+  string,
+  { type: "string" | "boolean"; short?: string; multiple?: boolean }
+>;
 
 export function parseFlags<T extends FlagSpec>(command: string, argv: string[], spec: T) {
   try {
-    return parseArgs({ args: argv, options: { ...spec, help: { type: "boolean", short: "h" }, debug: { type: "boolean" } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...spec, help: { type: "boolean", short: "h" }, debug: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
     const unknown = /Unknown option '--([^']+)'/.exec(msg)?.[1];

@@ -44,7 +44,13 @@ export class SourceText {
   span(range: Range): Span {
     const s = this.position(range.start);
     const e = this.position(Math.max(range.start, range.end));
-    return { file: this.path, line: s.line, column: s.column, endLine: e.line, endColumn: e.column };
+    return {
+      file: this.path,
+      line: s.line,
+      column: s.column,
+      endLine: e.line,
+      endColumn: e.column,
+    };
   }
 
   /** The text of a 1-based line, without its line break. */

@@ -5,11 +5,16 @@
  * any input yields a project (possibly partial) and diagnostics, never an exception.
  */
 import { checkEffects } from "./analysis/check-effects.ts";
+import { loadResources } from "./config/load-resources.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
 import { checkWorkflows } from "./model/check-workflow.ts";
 import type { ResolvedProject } from "./model/project.ts";
-import { loadResources } from "./config/load-resources.ts";
-import { belongsToProject, PROJECT_FILE, type ProjectFile, resolveProject } from "./model/resolve-project.ts";
+import {
+  belongsToProject,
+  PROJECT_FILE,
+  type ProjectFile,
+  resolveProject,
+} from "./model/resolve-project.ts";
 
 export interface ValidationResult {
   project: ResolvedProject;
@@ -18,7 +23,9 @@ export interface ValidationResult {
 }
 
 export function validateProject(files: readonly ProjectFile[]): ValidationResult {
-  const { project, diagnostics } = resolveProject(files.filter((f) => belongsToProject(f.path, projectExcludes(files))));
+  const { project, diagnostics } = resolveProject(
+    files.filter((f) => belongsToProject(f.path, projectExcludes(files))),
+  );
   diagnostics.push(...checkWorkflows(project));
   diagnostics.push(...checkEffects(project));
   const sorted = sortDiagnostics(dedupe(diagnostics));
@@ -40,7 +47,8 @@ function projectExcludes(files: readonly ProjectFile[]): string[] {
   const settings = files.find((f) => f.path === PROJECT_FILE);
   if (!settings) return [];
   for (const r of loadResources(settings.path, settings.text).resources) {
-    if (r.kind === "Project") return (r.value as { spec: { exclude?: string[] } }).spec.exclude ?? [];
+    if (r.kind === "Project")
+      return (r.value as { spec: { exclude?: string[] } }).spec.exclude ?? [];
   }
   return [];
 }

@@ -9,7 +9,11 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
-import { belongsToProject, PROJECT_FILE, type ProjectFile } from "../../core/model/resolve-project.ts";
+import {
+  belongsToProject,
+  PROJECT_FILE,
+  type ProjectFile,
+} from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
 
 export interface ReadProjectResult {
@@ -26,7 +30,10 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
   } catch {
     throw new ProjectNotFoundError(`project directory ${root} does not exist`);
   }
-  if (!rootStat.isDirectory()) throw new ProjectNotFoundError(`${root} is not a directory; --project takes the directory holding terfyn.yaml`);
+  if (!rootStat.isDirectory())
+    throw new ProjectNotFoundError(
+      `${root} is not a directory; --project takes the directory holding terfyn.yaml`,
+    );
   try {
     await stat(join(root, PROJECT_FILE));
   } catch {
@@ -42,7 +49,13 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (e) {
-      diagnostics.push(diagnostic("TF2008", fileSpan(rel || "."), `cannot read directory: ${(e as Error).message}`));
+      diagnostics.push(
+        diagnostic(
+          "TF2008",
+          fileSpan(rel || "."),
+          `cannot read directory: ${(e as Error).message}`,
+        ),
+      );
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -57,7 +70,13 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
           if (entry.isSymbolicLink() && !(await stat(full)).isFile()) continue;
           files.push({ path: childRel, text: await readFile(full, "utf8") });
         } catch (e) {
-          diagnostics.push(diagnostic("TF2008", fileSpan(childRel), `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
+          diagnostics.push(
+            diagnostic(
+              "TF2008",
+              fileSpan(childRel),
+              `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            ),
+          );
         }
       }
     }

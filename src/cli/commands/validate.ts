@@ -4,7 +4,12 @@
 import { relative, resolve } from "node:path";
 import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
 import { sortDiagnostics } from "../../core/diagnostics.ts";
-import { countBySeverity, diagnosticsToJson, plural, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import {
+  countBySeverity,
+  diagnosticsToJson,
+  plural,
+  renderDiagnosticsText,
+} from "../../core/render/diagnostics-text.ts";
 import { validateProject } from "../../core/validate.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
@@ -32,9 +37,11 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
     io.stdout(VALIDATE_HELP);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`validate: unexpected argument \`${positionals[0]}\` (use --project DIR)`);
+  if (positionals.length > 0)
+    throw new UsageError(`validate: unexpected argument \`${positionals[0]}\` (use --project DIR)`);
   const format = (values.format as string | undefined) ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError(`validate: --format must be text or json, not \`${format}\``);
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`validate: --format must be text or json, not \`${format}\``);
 
   const projectArg = (values.project as string | undefined) ?? ".";
   const root = resolve(io.cwd, projectArg);
@@ -49,7 +56,9 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
     return errors > 0 ? 1 : 0;
   }
   if (diagnostics.length > 0) {
-    io.stdout(`${renderDiagnosticsText(diagnostics, { sources: result.project.sources, displayPath, color: useColor(io) })}\n\n`);
+    io.stdout(
+      `${renderDiagnosticsText(diagnostics, { sources: result.project.sources, displayPath, color: useColor(io) })}\n\n`,
+    );
   }
   const p = result.project;
   const counts = [
@@ -61,9 +70,13 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   ].join(", ");
   const where = relative(io.cwd, root) || ".";
   if (errors > 0) {
-    io.stdout(`${where}: ${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}\n`);
+    io.stdout(
+      `${where}: ${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}\n`,
+    );
     return 1;
   }
-  io.stdout(`${where}: project ${p.settings.name} is valid (${counts})${warnings ? `; ${plural(warnings, "warning")}` : ""}\n`);
+  io.stdout(
+    `${where}: project ${p.settings.name} is valid (${counts})${warnings ? `; ${plural(warnings, "warning")}` : ""}\n`,
+  );
   return 0;
 }

@@ -25,7 +25,13 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
     const declared = new Set(wf.declaredEffects.map((e) => e.name));
     for (const [effect, w] of [...reachable].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (declared.has(effect)) continue;
-      const through = w.via.length > 1 ? ` through ${w.via.slice(1).map((v: string) => `workflow ${v}`).join(" -> ")}` : "";
+      const through =
+        w.via.length > 1
+          ? ` through ${w.via
+              .slice(1)
+              .map((v: string) => `workflow ${v}`)
+              .join(" -> ")}`
+          : "";
       diagnostics.push(
         diagnostic(
           "TF5003",
@@ -42,9 +48,14 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
     for (const e of wf.declaredEffects) {
       if (!incomplete && !reachable.has(e.name)) {
         diagnostics.push(
-          diagnostic("TF5004", e.span, `workflow \`${wf.name}\` declares \`${e.name}\` but nothing it calls can reach it`, {
-            hint: "remove it to keep the declaration tight",
-          }),
+          diagnostic(
+            "TF5004",
+            e.span,
+            `workflow \`${wf.name}\` declares \`${e.name}\` but nothing it calls can reach it`,
+            {
+              hint: "remove it to keep the declaration tight",
+            },
+          ),
         );
       }
     }
@@ -58,7 +69,12 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
       if (who !== "*" && !project.agents.has(who)) {
         const hint = didYouMean(who, agentNames);
         diagnostics.push(
-          diagnostic("TF3011", p.span, `Policy/${p.policy} forbids \`${effect}\` for agent \`${who}\`, which is not declared`, hint ? { hint } : {}),
+          diagnostic(
+            "TF3011",
+            p.span,
+            `Policy/${p.policy} forbids \`${effect}\` for agent \`${who}\`, which is not declared`,
+            hint ? { hint } : {},
+          ),
         );
         continue;
       }
@@ -108,13 +124,23 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
       if (body.agent !== undefined && !project.agents.has(body.agent)) {
         const hint = didYouMean(body.agent, agentNames);
         diagnostics.push(
-          diagnostic("TF3011", span, `CapabilityTest/${test.name} names agent \`${body.agent}\`, which is not declared; the assertion will fail`, hint ? { hint } : {}),
+          diagnostic(
+            "TF3011",
+            span,
+            `CapabilityTest/${test.name} names agent \`${body.agent}\`, which is not declared; the assertion will fail`,
+            hint ? { hint } : {},
+          ),
         );
       }
       if (body.workflow !== undefined && !project.workflows.has(body.workflow)) {
         const hint = didYouMean(body.workflow, workflowNames);
         diagnostics.push(
-          diagnostic("TF3011", span, `CapabilityTest/${test.name} names workflow \`${body.workflow}\`, which is not declared; the assertion will fail`, hint ? { hint } : {}),
+          diagnostic(
+            "TF3011",
+            span,
+            `CapabilityTest/${test.name} names workflow \`${body.workflow}\`, which is not declared; the assertion will fail`,
+            hint ? { hint } : {},
+          ),
         );
       }
     });
@@ -123,7 +149,11 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
 }
 
 /** Whether a workflow (transitively) calls an agent whose grants did not all resolve. */
-function callsUnresolvedGrant(project: ResolvedProject, name: string, seen = new Set<string>()): boolean {
+function callsUnresolvedGrant(
+  project: ResolvedProject,
+  name: string,
+  seen = new Set<string>(),
+): boolean {
   if (seen.has(name)) return false;
   seen.add(name);
   const wf = project.workflows.get(name);

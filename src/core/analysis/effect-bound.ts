@@ -25,9 +25,7 @@ export function computeEffectBound(agent: ResolvedAgent): EffectBoundEntry[] {
       out.push({ agent: agent.name, effect, mode: g.mode, tool: g.ref, span: g.span });
     }
   }
-  return out.sort(
-    (a, b) => cmp(a.effect, b.effect) || cmp(a.tool, b.tool) || cmp(a.mode, b.mode),
-  );
+  return out.sort((a, b) => cmp(a.effect, b.effect) || cmp(a.tool, b.tool) || cmp(a.mode, b.mode));
 }
 
 /** Why a workflow reaches an effect: the first agent grant found, and the call chain to it. */
@@ -42,7 +40,9 @@ export interface EffectWitness {
 }
 
 /** Effects reachable from each workflow, transitively, with a witness per effect. */
-export function computeWorkflowEffects(project: ResolvedProject): Map<string, Map<string, EffectWitness>> {
+export function computeWorkflowEffects(
+  project: ResolvedProject,
+): Map<string, Map<string, EffectWitness>> {
   const memo = new Map<string, Map<string, EffectWitness>>();
   const visiting = new Set<string>();
   const visit = (name: string): Map<string, EffectWitness> => {
@@ -58,7 +58,14 @@ export function computeWorkflowEffects(project: ResolvedProject): Map<string, Ma
         if (!agent) continue;
         for (const e of computeEffectBound(agent)) {
           if (!out.has(e.effect)) {
-            out.set(e.effect, { effect: e.effect, agent: e.agent, tool: e.tool, mode: e.mode, grantSpan: e.span, via: [name] });
+            out.set(e.effect, {
+              effect: e.effect,
+              agent: e.agent,
+              tool: e.tool,
+              mode: e.mode,
+              grantSpan: e.span,
+              via: [name],
+            });
           }
         }
       } else {

@@ -7,7 +7,16 @@
  * not Terfyn resources (no terfyn.dev apiVersion and no Terfyn kind) are ignored, so other YAML
  * may live in a project. Never throws on input.
  */
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments, type Pair } from "yaml";
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseAllDocuments,
+} from "yaml";
 import type { z } from "zod";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import { type Range, SourceText } from "../source.ts";
@@ -42,8 +51,15 @@ export interface LoadResourcesResult {
 }
 
 /** Which element-level unions exist, and the key that selects each option (in schema order). */
-const UNION_KEYS: Record<string, { path: readonly PathSegment[]; keys: readonly string[]; what: string }> = {
-  Policy: { path: ["spec", "rules"], keys: ["forbid", "requireApproval", "risk", "maxLoopLimit"], what: "policy rule" },
+const UNION_KEYS: Record<
+  string,
+  { path: readonly PathSegment[]; keys: readonly string[]; what: string }
+> = {
+  Policy: {
+    path: ["spec", "rules"],
+    keys: ["forbid", "requireApproval", "risk", "maxLoopLimit"],
+    what: "policy rule",
+  },
   CapabilityTest: {
     path: ["spec", "assertions"],
     keys: ["forbidEffect", "allowEffect", "maxIterations", "workflowEffects", "requiresApproval"],
@@ -58,9 +74,19 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
   const invalid: InvalidResource[] = [];
   let docs: Document.Parsed[];
   try {
-    docs = parseAllDocuments(text, { lineCounter: new LineCounter(), uniqueKeys: true, prettyErrors: false }) as Document.Parsed[];
+    docs = parseAllDocuments(text, {
+      lineCounter: new LineCounter(),
+      uniqueKeys: true,
+      prettyErrors: false,
+    }) as Document.Parsed[];
   } catch (e) {
-    diagnostics.push(diagnostic("TF2001", source.span({ start: 0, end: 0 }), `cannot parse YAML: ${(e as Error).message}`));
+    diagnostics.push(
+      diagnostic(
+        "TF2001",
+        source.span({ start: 0, end: 0 }),
+        `cannot parse YAML: ${(e as Error).message}`,
+      ),
+    );
     return { resources, invalid, diagnostics };
   }
   if (!Array.isArray(docs)) docs = [docs as unknown as Document.Parsed];
@@ -83,7 +109,13 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
-      diagnostics.push(diagnostic("TF2001", source.span(rangeOf(root)), `YAML: ${firstLine((e as Error).message)}`));
+      diagnostics.push(
+        diagnostic(
+          "TF2001",
+          source.span(rangeOf(root)),
+          `YAML: ${firstLine((e as Error).message)}`,
+        ),
+      );
       continue;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
@@ -121,14 +153,20 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
     }
     const k = kind as ResourceKind;
     const parsed = resourceSchemas[k].safeParse(value);
-    const docName = typeof (obj.metadata as { name?: unknown } | undefined)?.name === "string"
-      ? ((obj.metadata as { name: string }).name)
-      : "?";
+    const docName =
+      typeof (obj.metadata as { name?: unknown } | undefined)?.name === "string"
+        ? (obj.metadata as { name: string }).name
+        : "?";
     if (!parsed.success) {
       for (const issue of flattenIssues(parsed.error.issues, obj, k)) {
         const field = issue.path.length > 0 ? issue.path.join(".") : "(document)";
         diagnostics.push(
-          diagnostic("TF2002", spanOf(issue.path, issue.atKey === true), `${k}/${docName}: ${field}: ${issue.message}`, issue.hint === undefined ? {} : { hint: issue.hint }),
+          diagnostic(
+            "TF2002",
+            spanOf(issue.path, issue.atKey === true),
+            `${k}/${docName}: ${field}: ${issue.message}`,
+            issue.hint === undefined ? {} : { hint: issue.hint },
+          ),
         );
       }
       if (docName !== "?") invalid.push({ kind: k, name: docName });
@@ -167,7 +205,11 @@ interface ZodIssueLike {
 }
 
 /** Turns zod issues into one message per field; unions are resolved by their selecting key. */
-function flattenIssues(issues: readonly ZodIssueLike[], root: Record<string, unknown>, kind: ResourceKind): FlatIssue[] {
+function flattenIssues(
+  issues: readonly ZodIssueLike[],
+  root: Record<string, unknown>,
+  kind: ResourceKind,
+): FlatIssue[] {
   const out: FlatIssue[] = [];
   for (const issue of issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
@@ -211,7 +253,10 @@ function flattenIssues(issues: readonly ZodIssueLike[], root: Record<string, unk
         continue;
       }
       if (union) {
-        out.push({ path, message: `expected a ${union.what}: a mapping with one of ${union.keys.join(", ")}` });
+        out.push({
+          path,
+          message: `expected a ${union.what}: a mapping with one of ${union.keys.join(", ")}`,
+        });
         continue;
       }
     }
@@ -234,7 +279,16 @@ function knownKeysAt(path: readonly PathSegment[], kind: ResourceKind): string[]
   let schema: unknown = resourceSchemas[kind];
   for (const seg of path) {
     schema = unwrap(schema);
-    const def = (schema as { def?: { type?: string; shape?: Record<string, unknown>; valueType?: unknown; element?: unknown } }).def;
+    const def = (
+      schema as {
+        def?: {
+          type?: string;
+          shape?: Record<string, unknown>;
+          valueType?: unknown;
+          element?: unknown;
+        };
+      }
+    ).def;
     if (!def) return undefined;
     if (def.type === "object" && def.shape && typeof seg === "string") schema = def.shape[seg];
     else if (def.type === "record") schema = def.valueType;
@@ -247,10 +301,13 @@ function knownKeysAt(path: readonly PathSegment[], kind: ResourceKind): string[]
 }
 
 function unwrap(schema: unknown): unknown {
-  let s = schema as { def?: { type?: string; innerType?: unknown; getter?: () => unknown } } | undefined;
+  let s = schema as
+    | { def?: { type?: string; innerType?: unknown; getter?: () => unknown } }
+    | undefined;
   for (let i = 0; i < 10 && s?.def; i++) {
     const t = s.def.type;
-    if ((t === "optional" || t === "default" || t === "nullable") && s.def.innerType) s = s.def.innerType as typeof s;
+    if ((t === "optional" || t === "default" || t === "nullable") && s.def.innerType)
+      s = s.def.innerType as typeof s;
     else if (t === "lazy" && s.def.getter) s = s.def.getter() as typeof s;
     else break;
   }
@@ -274,17 +331,22 @@ function locate(doc: Document.Parsed, path: readonly PathSegment[], atKey: boole
   best = { start: best.start, end: best.start };
   for (const [i, seg] of path.entries()) {
     if (isMap(node)) {
-      const pair = (node.items as Pair[]).find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      const pair = (node.items as Pair[]).find(
+        (p) => isScalar(p.key) && String(p.key.value) === String(seg),
+      );
       if (!pair) return best;
       const keyRange = rangeOf(pair.key as Node);
       if (atKey && i === path.length - 1) return keyRange;
       node = pair.value;
-      best = node && (isScalar(node) || isMap(node) || isSeq(node)) ? narrow(node as Node, keyRange) : keyRange;
+      best =
+        node && (isScalar(node) || isMap(node) || isSeq(node))
+          ? narrow(node as Node, keyRange)
+          : keyRange;
     } else if (isSeq(node) && typeof seg === "number") {
       const item = node.items[seg];
       if (item === undefined) return best;
       node = item;
-      best = narrow(item as Node, best);
+      best = narrow(item as Node, { start: 0, end: 0 });
     } else {
       return best;
     }
@@ -295,6 +357,9 @@ function locate(doc: Document.Parsed, path: readonly PathSegment[], atKey: boole
 /** A scalar points at itself; a collection points at its first line (its key, if it has one). */
 function narrow(node: Node, keyRange: Range): Range {
   if (isScalar(node)) return rangeOf(node);
+  if (keyRange.end > keyRange.start) return keyRange;
+  const firstKey = isMap(node) ? (node.items[0] as Pair | undefined)?.key : undefined;
+  if (firstKey && isScalar(firstKey)) return rangeOf(firstKey as Node);
   const r = rangeOf(node);
-  return keyRange.end > keyRange.start ? keyRange : { start: r.start, end: r.start };
+  return { start: r.start, end: r.start };
 }

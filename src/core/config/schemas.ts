@@ -12,12 +12,18 @@ export const API_VERSION = "terfyn.dev/v1";
 const name = z
   .string()
   .min(1)
-  .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "must start with a letter or `_` and contain only letters, digits, `_`, `.` and `-`");
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_.-]*$/,
+    "must start with a letter or `_` and contain only letters, digits, `_`, `.` and `-`",
+  );
 
 /** An effect class such as `workspace.read`: dot-separated lower-level names. */
 export const effectName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, "an effect is dot-separated names, e.g. `workspace.read`");
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/,
+    "an effect is dot-separated names, e.g. `workspace.read`",
+  );
 
 export const metadataSchema = z
   .object({
@@ -51,7 +57,10 @@ export const jsonSchemaNode: z.ZodType<JsonSchemaNode> = z.lazy(() =>
       required: z.array(z.string()).optional(),
       additionalProperties: z.boolean().optional(),
       items: jsonSchemaNode.optional(),
-      enum: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1).optional(),
+      enum: z
+        .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+        .min(1)
+        .optional(),
       default: z.unknown().optional(),
     })
     .strict(),
@@ -60,22 +69,44 @@ export const jsonSchemaNode: z.ZodType<JsonSchemaNode> = z.lazy(() =>
 export const projectSpec = z
   .object({
     /** Path of the state file that `terfyn apply` writes, relative to the project root. */
-    state: z.string().min(1).optional().describe("State file path, relative to the project root (default .terfyn/state.json)."),
+    state: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("State file path, relative to the project root (default .terfyn/state.json)."),
     /** Root of run directories, relative to the project root. */
-    runs: z.string().min(1).optional().describe("Run directory root, relative to the project root (default .terfyn/runs)."),
+    runs: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Run directory root, relative to the project root (default .terfyn/runs)."),
     /** Extra directories (relative to the root) whose files do not belong to the project. */
-    exclude: z.array(z.string().min(1)).optional().describe("Extra directories excluded from the project, besides fixtures/, .terfyn/ and node_modules/."),
+    exclude: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Extra directories excluded from the project, besides fixtures/, .terfyn/ and node_modules/.",
+      ),
     /** A model script used when an agent's model is `mock/script`. */
-    modelScript: z.string().min(1).optional().describe("Model script (YAML) used by agents whose model is mock/script."),
+    modelScript: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Model script (YAML) used by agents whose model is mock/script."),
   })
   .strict();
 
 export const operationSpec = z
   .object({
     /** Effect classes this operation may cause. */
-    effects: z.array(effectName).describe("Effect classes the operation may cause, e.g. workspace.write."),
+    effects: z
+      .array(effectName)
+      .describe("Effect classes the operation may cause, e.g. workspace.write."),
     /** Whether re-issuing the operation after a crash is safe. */
-    idempotent: z.boolean().default(false).describe("Whether re-issuing the operation after a crash is safe."),
+    idempotent: z
+      .boolean()
+      .default(false)
+      .describe("Whether re-issuing the operation after a crash is safe."),
     /** JSON Schema of the operation's input. */
     input: jsonSchemaNode.optional().describe("JSON Schema of the operation's input."),
     description: z.string().optional().describe("What the operation does, shown to the model."),
@@ -85,7 +116,11 @@ export const operationSpec = z
 export const toolSpec = z
   .object({
     /** `workspace` is native; `external` is declared for planning and testing. */
-    adapter: z.enum(["workspace", "external"]).describe("workspace (native sandboxed files and test command) or external (planning and testing only unless a handler is registered)."),
+    adapter: z
+      .enum(["workspace", "external"])
+      .describe(
+        "workspace (native sandboxed files and test command) or external (planning and testing only unless a handler is registered).",
+      ),
     operations: z.record(name, operationSpec).describe("The tool's operations, by name."),
     description: z.string().optional(),
   })
@@ -96,7 +131,10 @@ export const riskLevel = z.enum(["low", "medium", "high", "critical"]);
 const forbidRule = z
   .object({
     forbid: z
-      .object({ agent: z.string().min(1).describe("An agent name, or * for every agent."), effect: effectName })
+      .object({
+        agent: z.string().min(1).describe("An agent name, or * for every agent."),
+        effect: effectName,
+      })
       .strict(),
   })
   .strict();
@@ -124,16 +162,26 @@ export const assertion = z.union([
   z
     .object({
       allowEffect: z
-        .object({ agent: z.string().min(1), effect: effectName, mode: z.enum(["autonomous", "gated", "any"]).optional() })
+        .object({
+          agent: z.string().min(1),
+          effect: effectName,
+          mode: z.enum(["autonomous", "gated", "any"]).optional(),
+        })
         .strict(),
     })
     .strict(),
   z
-    .object({ maxIterations: z.object({ workflow: z.string().min(1), limit: z.number().int().min(0) }).strict() })
+    .object({
+      maxIterations: z
+        .object({ workflow: z.string().min(1), limit: z.number().int().min(0) })
+        .strict(),
+    })
     .strict(),
   z
     .object({
-      workflowEffects: z.object({ workflow: z.string().min(1), equals: z.array(effectName) }).strict(),
+      workflowEffects: z
+        .object({ workflow: z.string().min(1), equals: z.array(effectName) })
+        .strict(),
     })
     .strict(),
   z
@@ -141,7 +189,12 @@ export const assertion = z.union([
       requiresApproval: z
         .object({
           agent: z.string().min(1),
-          tool: z.string().regex(/^tool\.[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/, "a tool operation such as tool.workspace.write_file"),
+          tool: z
+            .string()
+            .regex(
+              /^tool\.[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/,
+              "a tool operation such as tool.workspace.write_file",
+            ),
         })
         .strict(),
     })
@@ -150,7 +203,9 @@ export const assertion = z.union([
 
 export const capabilityTestSpec = z
   .object({
-    assertions: z.array(assertion).describe("Static assertions over the effect bound, checked with no model."),
+    assertions: z
+      .array(assertion)
+      .describe("Static assertions over the effect bound, checked with no model."),
     description: z.string().optional(),
   })
   .strict();

@@ -165,7 +165,14 @@ export interface PathExpr {
   range: Range;
 }
 
-export type Expr = BinaryExpr | NotExpr | CallExpr | PathExpr | StringLiteral | IntLiteral | BoolLiteral;
+export type Expr =
+  | BinaryExpr
+  | NotExpr
+  | CallExpr
+  | PathExpr
+  | StringLiteral
+  | IntLiteral
+  | BoolLiteral;
 
 export interface AgentFile {
   path: string;

@@ -67,9 +67,14 @@ export function lex(source: SourceText): LexResult {
       if (i < n && isIdentPart(text.charCodeAt(i))) {
         while (i < n && isIdentPart(text.charCodeAt(i))) i++;
         diagnostics.push(
-          diagnostic("TF1001", source.span({ start, end: i }), `\`${text.slice(start, i)}\` is neither a number nor a name`, {
-            hint: "names start with a letter or `_`; numbers contain only digits",
-          }),
+          diagnostic(
+            "TF1001",
+            source.span({ start, end: i }),
+            `\`${text.slice(start, i)}\` is neither a number nor a name`,
+            {
+              hint: "names start with a letter or `_`; numbers contain only digits",
+            },
+          ),
         );
         push("int", start, i, "0");
         continue;
@@ -116,13 +121,19 @@ export function lex(source: SourceText): LexResult {
 
 function describeChar(cp: number): string {
   const ch = String.fromCodePoint(cp);
-  if (cp < 32 || cp === 127 || /\s/.test(ch)) return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (cp < 32 || cp === 127 || /\s/.test(ch))
+    return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
   return `\`${ch}\``;
 }
 
 type Push = (kind: TokenKind, start: number, end: number, value?: string) => void;
 
-function lexString(source: SourceText, startAt: number, push: Push, diagnostics: Diagnostic[]): number {
+function lexString(
+  source: SourceText,
+  startAt: number,
+  push: Push,
+  diagnostics: Diagnostic[],
+): number {
   const text = source.text;
   let i = startAt + 1;
   let value = "";
@@ -135,7 +146,14 @@ function lexString(source: SourceText, startAt: number, push: Push, diagnostics:
     if (c === 10) break;
     if (c === 92) {
       const esc = text[i + 1];
-      const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\", "0": "\0" };
+      const simple: Record<string, string> = {
+        n: "\n",
+        t: "\t",
+        r: "\r",
+        '"': '"',
+        "\\": "\\",
+        "0": "\0",
+      };
       if (esc !== undefined && simple[esc] !== undefined) {
         value += simple[esc];
         i += 2;
@@ -152,9 +170,14 @@ function lexString(source: SourceText, startAt: number, push: Push, diagnostics:
         }
       }
       diagnostics.push(
-        diagnostic("TF1003", source.span({ start: i, end: Math.min(i + 2, text.length) }), `invalid escape sequence \`\\${esc ?? ""}\``, {
-          hint: 'valid escapes are \\n \\t \\r \\0 \\" \\\\ \\uXXXX and \\u{X…}',
-        }),
+        diagnostic(
+          "TF1003",
+          source.span({ start: i, end: Math.min(i + 2, text.length) }),
+          `invalid escape sequence \`\\${esc ?? ""}\``,
+          {
+            hint: 'valid escapes are \\n \\t \\r \\0 \\" \\\\ \\uXXXX and \\u{X…}',
+          },
+        ),
       );
       i += esc === undefined || esc === "\n" ? 1 : 2;
       continue;
@@ -171,14 +194,24 @@ function lexString(source: SourceText, startAt: number, push: Push, diagnostics:
   return i;
 }
 
-function lexTripleString(source: SourceText, startAt: number, push: Push, diagnostics: Diagnostic[]): number {
+function lexTripleString(
+  source: SourceText,
+  startAt: number,
+  push: Push,
+  diagnostics: Diagnostic[],
+): number {
   const text = source.text;
   const close = text.indexOf('"""', startAt + 3);
   if (close < 0) {
     diagnostics.push(
-      diagnostic("TF1002", source.span({ start: startAt, end: startAt + 3 }), 'unterminated `"""` string', {
-        hint: 'close it with `"""`',
-      }),
+      diagnostic(
+        "TF1002",
+        source.span({ start: startAt, end: startAt + 3 }),
+        'unterminated `"""` string',
+        {
+          hint: 'close it with `"""`',
+        },
+      ),
     );
     push("string", startAt, text.length, dedent(text.slice(startAt + 3)));
     return text.length;
@@ -195,7 +228,8 @@ function lexTripleString(source: SourceText, startAt: number, push: Push, diagno
 export function dedent(raw: string): string {
   let lines = raw.replace(/\r\n/g, "\n").split("\n");
   if (lines.length > 1 && (lines[0] as string).trim() === "") lines = lines.slice(1);
-  if (lines.length > 1 && (lines[lines.length - 1] as string).trim() === "") lines = lines.slice(0, -1);
+  if (lines.length > 1 && (lines[lines.length - 1] as string).trim() === "")
+    lines = lines.slice(0, -1);
   let common = Number.POSITIVE_INFINITY;
   for (const line of lines) {
     if (line.trim() === "") continue;

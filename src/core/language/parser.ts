@@ -51,7 +51,10 @@ export function parseAgentFile(source: SourceText): ParseResult {
   const lexed = lex(source);
   const parser = new Parser(source, lexed.tokens);
   const decls = parser.parseFile();
-  return { file: { path: source.path, decls }, diagnostics: [...lexed.diagnostics, ...parser.diagnostics] };
+  return {
+    file: { path: source.path, decls },
+    diagnostics: [...lexed.diagnostics, ...parser.diagnostics],
+  };
 }
 
 class Parser {
@@ -100,7 +103,9 @@ class Parser {
   }
 
   private report(code: DiagnosticCode, range: Range, message: string, hint?: string): void {
-    this.diagnostics.push(diagnostic(code, this.source.span(range), message, hint === undefined ? {} : { hint }));
+    this.diagnostics.push(
+      diagnostic(code, this.source.span(range), message, hint === undefined ? {} : { hint }),
+    );
   }
 
   private fail(expected: string, hint?: string): never {
@@ -139,9 +144,18 @@ class Parser {
     this.next();
     const value = Number(t.value);
     if (!Number.isSafeInteger(value)) {
-      this.report("TF1004", t, `${t.text} is too large for an integer`, `use a value up to ${Number.MAX_SAFE_INTEGER}`);
+      this.report(
+        "TF1004",
+        t,
+        `${t.text} is too large for an integer`,
+        `use a value up to ${Number.MAX_SAFE_INTEGER}`,
+      );
     }
-    return { kind: "int", value: Number.isSafeInteger(value) ? value : Number.MAX_SAFE_INTEGER, range: { start: t.start, end: t.end } };
+    return {
+      kind: "int",
+      value: Number.isSafeInteger(value) ? value : Number.MAX_SAFE_INTEGER,
+      range: { start: t.start, end: t.end },
+    };
   }
 
   private rangeFrom(start: number): Range {
@@ -165,7 +179,8 @@ class Parser {
     if (errorAt <= start && this.peek().kind !== "eof") this.pos = start + 1;
     while (this.peek().kind !== "eof") {
       const i = this.pos;
-      if (this.looksLikeDecl(i) && ((this.depth[i] as number) === 0 || this.lineStartColumnOne[i])) return;
+      if (this.looksLikeDecl(i) && ((this.depth[i] as number) === 0 || this.lineStartColumnOne[i]))
+        return;
       this.pos++;
     }
   }
@@ -177,7 +192,11 @@ class Parser {
    */
   private syncInBlock(start: number, errorAt: number, depth: number): void {
     this.pos = errorAt;
-    if (errorAt <= start && this.peek().kind !== "eof" && !(this.at("}") && this.depth[this.pos] === depth - 1)) {
+    if (
+      errorAt <= start &&
+      this.peek().kind !== "eof" &&
+      !(this.at("}") && this.depth[this.pos] === depth - 1)
+    ) {
       this.pos = start + 1;
     }
     while (this.peek().kind !== "eof") {
@@ -198,7 +217,12 @@ class Parser {
       this.next();
       return;
     }
-    this.report("TF1010", openedAt, `\`{\` of this ${what} is never closed`, "add the matching `}`");
+    this.report(
+      "TF1010",
+      openedAt,
+      `\`{\` of this ${what} is never closed`,
+      "add the matching `}`",
+    );
   }
 
   // ── declarations ──────────────────────────────────────────────────────────
@@ -245,11 +269,7 @@ class Parser {
   }
 
   /** Parses `{ (key value)* }` where each item is dispatched by its leading word. */
-  private parseItems(
-    what: string,
-    known: readonly string[],
-    item: (word: Token) => void,
-  ): Range {
+  private parseItems(what: string, known: readonly string[], item: (word: Token) => void): Range {
     const open = this.expect("{");
     const depth = (this.depth[this.pos] as number) ?? 0;
     while (!this.at("}") && !this.at("eof")) {
@@ -280,11 +300,16 @@ class Parser {
     return { start: open.start, end: this.rangeFrom(open.start).end };
   }
 
-  private once<T>(seen: Map<string, Token>, word: Token, what: string): void {
+  private once(seen: Map<string, Token>, word: Token, what: string): void {
     const prev = seen.get(word.text);
     if (prev !== undefined) {
       const p = this.source.position(prev.start);
-      this.report("TF3008", word, `\`${word.text}\` is given twice in this ${what} (first at line ${p.line})`, "keep one");
+      this.report(
+        "TF3008",
+        word,
+        `\`${word.text}\` is given twice in this ${what} (first at line ${p.line})`,
+        "keep one",
+      );
     }
     seen.set(word.text, word);
   }
@@ -295,7 +320,8 @@ class Parser {
     const seen = new Map<string, Token>();
     this.parseItems("defaults", DEFAULTS_ITEMS, (word) => {
       this.once(seen, word, "defaults block");
-      if (word.text === "model") decl.model = this.stringLiteral('a model name string such as "mock/gpt-4"');
+      if (word.text === "model")
+        decl.model = this.stringLiteral('a model name string such as "mock/gpt-4"');
       else decl.maxTurns = this.intLiteral("an integer");
     });
     decl.range = this.rangeFrom(kw.start);
@@ -305,7 +331,12 @@ class Parser {
   private parseProvider(): ProviderDecl {
     const kw = this.next();
     const name = this.identifier("a provider name");
-    const decl: ProviderDecl = { kind: "provider", name, settings: [], range: { start: kw.start, end: kw.end } };
+    const decl: ProviderDecl = {
+      kind: "provider",
+      name,
+      settings: [],
+      range: { start: kw.start, end: kw.end },
+    };
     const open = this.expect("{");
     const depth = this.depth[this.pos] as number;
     while (!this.at("}") && !this.at("eof")) {
@@ -314,7 +345,11 @@ class Parser {
         const key = this.identifier("a setting name");
         const value = this.stringLiteral(`a string value for \`${key.name}\``);
         if (decl.settings.some((s) => s.key.name === key.name)) {
-          this.report("TF3008", key.range, `setting \`${key.name}\` is given twice in provider \`${name.name}\``);
+          this.report(
+            "TF3008",
+            key.range,
+            `setting \`${key.name}\` is given twice in provider \`${name.name}\``,
+          );
         }
         decl.settings.push({ key, value });
       } catch (e) {
@@ -334,7 +369,9 @@ class Parser {
     const seen = new Map<string, Token>();
     this.parseItems("tool", ["workspace"], (word) => {
       this.once(seen, word, `tool \`${name.name}\``);
-      const ws: NonNullable<ToolDecl["workspace"]> = { range: { start: word.start, end: word.end } };
+      const ws: NonNullable<ToolDecl["workspace"]> = {
+        range: { start: word.start, end: word.end },
+      };
       const wsSeen = new Map<string, Token>();
       this.parseItems("workspace", ["root", "testCommand"], (item) => {
         this.once(wsSeen, item, "workspace block");
@@ -351,7 +388,12 @@ class Parser {
   private parseAgent(): AgentDecl {
     const kw = this.next();
     const name = this.identifier("an agent name");
-    const decl: AgentDecl = { kind: "agent", name, grants: [], range: { start: kw.start, end: kw.end } };
+    const decl: AgentDecl = {
+      kind: "agent",
+      name,
+      grants: [],
+      range: { start: kw.start, end: kw.end },
+    };
     const seen = new Map<string, Token>();
     this.parseItems("agent", AGENT_ITEMS, (word) => {
       if (word.text !== "grants") this.once(seen, word, `agent \`${name.name}\``);
@@ -388,7 +430,10 @@ class Parser {
       try {
         const first = this.peek();
         if (!this.atWord("tool")) {
-          this.fail("a grant such as `tool.workspace.read_file`", "every grant names a tool operation: tool.<tool>.<operation>");
+          this.fail(
+            "a grant such as `tool.workspace.read_file`",
+            "every grant names a tool operation: tool.<tool>.<operation>",
+          );
         }
         this.next();
         this.expect(".", "`.` after `tool` (grants look like tool.<tool>.<operation>)");
@@ -428,7 +473,10 @@ class Parser {
     const returns = this.identifier("a schema name");
     const effectsKw = this.peek();
     if (!this.atWord("effects")) {
-      this.fail("`effects { … }`", "every workflow declares the effects it may reach, e.g. effects { workspace.read }");
+      this.fail(
+        "`effects { … }`",
+        "every workflow declares the effects it may reach, e.g. effects { workspace.read }",
+      );
     }
     this.next();
     this.expect("{");
@@ -501,7 +549,12 @@ class Parser {
             this.fail("`limit N` or `{`");
           }
           const body = this.parseBlock();
-          const stmt: Statement = { kind: "while", condition, body, range: this.rangeFrom(t.start) };
+          const stmt: Statement = {
+            kind: "while",
+            condition,
+            body,
+            range: this.rangeFrom(t.start),
+          };
           if (limit !== undefined) stmt.limit = limit;
           return stmt;
         }
@@ -565,7 +618,13 @@ class Parser {
     while (ops.includes(this.peek().kind)) {
       const op = this.next().kind as "&&" | "||" | "==" | "!=";
       const right = this.parseBinary(level + 1);
-      left = { kind: "binary", op, left, right, range: { start: left.range.start, end: right.range.end } };
+      left = {
+        kind: "binary",
+        op,
+        left,
+        right,
+        range: { start: left.range.start, end: right.range.end },
+      };
     }
     return left;
   }

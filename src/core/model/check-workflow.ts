@@ -57,14 +57,22 @@ class WorkflowChecker {
 
   check(): void {
     for (const p of this.wf.decl.params) {
-      this.vars.set(p.name.name, { type: this.schemaType(p.type.name), span: this.span(p.name.range) });
+      this.vars.set(p.name.name, {
+        type: this.schemaType(p.type.name),
+        span: this.span(p.name.range),
+      });
     }
     const returns = this.block(this.wf.decl.body);
     if (!returns) {
       this.diagnostics.push(
-        diagnostic("TF4007", this.wf.span, `workflow \`${this.wf.name}\` may end without \`return\``, {
-          hint: `end every path with \`return <${this.wf.returns}>\``,
-        }),
+        diagnostic(
+          "TF4007",
+          this.wf.span,
+          `workflow \`${this.wf.name}\` may end without \`return\``,
+          {
+            hint: `end every path with \`return <${this.wf.returns}>\``,
+          },
+        ),
       );
     }
   }
@@ -74,7 +82,13 @@ class WorkflowChecker {
     let returned = false;
     for (const stmt of block.statements) {
       if (returned) {
-        this.diagnostics.push(diagnostic("TF4010", this.span(stmt.range), "this statement is never reached: the block already returned"));
+        this.diagnostics.push(
+          diagnostic(
+            "TF4010",
+            this.span(stmt.range),
+            "this statement is never reached: the block already returned",
+          ),
+        );
         break;
       }
       returned = this.statement(stmt);
@@ -94,7 +108,11 @@ class WorkflowChecker {
                 "TF4003",
                 this.span(stmt.value.range),
                 `cannot assign a ${describeType(t)} to \`${stmt.target.name}\`, which holds a ${describeType(existing.type)}${missingNote(t, existing.type)}`,
-                { related: [{ span: existing.span, message: `\`${stmt.target.name}\` first assigned here` }] },
+                {
+                  related: [
+                    { span: existing.span, message: `\`${stmt.target.name}\` first assigned here` },
+                  ],
+                },
               ),
             );
           }
@@ -110,15 +128,24 @@ class WorkflowChecker {
           limit = stmt.limit.value;
           const limitSpan = this.span(stmt.limit.range);
           if (limit < 1) {
-            this.diagnostics.push(diagnostic("TF5002", limitSpan, `loop limit ${limit} would never run the body`, { hint: "use a limit of at least 1" }));
+            this.diagnostics.push(
+              diagnostic("TF5002", limitSpan, `loop limit ${limit} would never run the body`, {
+                hint: "use a limit of at least 1",
+              }),
+            );
           }
           const max = this.project.maxLoopLimit;
           if (max && limit > max.limit) {
             this.diagnostics.push(
-              diagnostic("TF5001", limitSpan, `loop limit ${limit} is above the policy maximum of ${max.limit}`, {
-                hint: `lower the limit to at most ${max.limit}`,
-                related: [{ span: max.span, message: "maxLoopLimit set here" }],
-              }),
+              diagnostic(
+                "TF5001",
+                limitSpan,
+                `loop limit ${limit} is above the policy maximum of ${max.limit}`,
+                {
+                  hint: `lower the limit to at most ${max.limit}`,
+                  related: [{ span: max.span, message: "maxLoopLimit set here" }],
+                },
+              ),
             );
           }
           this.wf.loops.push({ limit, span: this.span(stmt.range), limitSpan });
@@ -136,7 +163,10 @@ class WorkflowChecker {
       }
       case "approve": {
         this.expr(stmt.value);
-        const point: ResolvedWorkflow["approvals"][number] = { span: this.span(stmt.range), loopLimits: [...this.loopStack] };
+        const point: ResolvedWorkflow["approvals"][number] = {
+          span: this.span(stmt.range),
+          loopLimits: [...this.loopStack],
+        };
         if (stmt.label) point.label = stmt.label.value;
         this.wf.approvals.push(point);
         return false;
@@ -162,7 +192,11 @@ class WorkflowChecker {
     const t = this.expr(expr);
     if (t.kind !== "boolean" && t.kind !== "unknown") {
       this.diagnostics.push(
-        diagnostic("TF4005", this.span(expr.range), `the \`${what}\` condition must be a boolean, but this is a ${describeType(t)}`),
+        diagnostic(
+          "TF4005",
+          this.span(expr.range),
+          `the \`${what}\` condition must be a boolean, but this is a ${describeType(t)}`,
+        ),
       );
     }
   }
@@ -178,7 +212,13 @@ class WorkflowChecker {
       case "not": {
         const t = this.expr(expr.operand);
         if (t.kind !== "boolean" && t.kind !== "unknown") {
-          this.diagnostics.push(diagnostic("TF4009", this.span(expr.operand.range), `\`!\` needs a boolean, but this is a ${describeType(t)}`));
+          this.diagnostics.push(
+            diagnostic(
+              "TF4009",
+              this.span(expr.operand.range),
+              `\`!\` needs a boolean, but this is a ${describeType(t)}`,
+            ),
+          );
         }
         return BOOLEAN;
       }
@@ -192,13 +232,21 @@ class WorkflowChecker {
           ] as const) {
             if (t.kind !== "boolean" && t.kind !== "unknown") {
               this.diagnostics.push(
-                diagnostic("TF4009", this.span(side.range), `\`${expr.op}\` needs booleans, but this is a ${describeType(t)}`),
+                diagnostic(
+                  "TF4009",
+                  this.span(side.range),
+                  `\`${expr.op}\` needs booleans, but this is a ${describeType(t)}`,
+                ),
               );
             }
           }
         } else if (!isComparable(l, r)) {
           this.diagnostics.push(
-            diagnostic("TF4009", this.span(expr.range), `cannot compare a ${describeType(l)} with a ${describeType(r)}`),
+            diagnostic(
+              "TF4009",
+              this.span(expr.range),
+              `cannot compare a ${describeType(l)} with a ${describeType(r)}`,
+            ),
           );
         }
         return BOOLEAN;
@@ -217,7 +265,9 @@ class WorkflowChecker {
       if (this.project.agents.has(name) || this.project.workflows.has(name)) {
         const what = this.project.agents.has(name) ? "an agent" : "a workflow";
         this.diagnostics.push(
-          diagnostic("TF4011", this.span(expr.root.range), `\`${name}\` is ${what}, not a value`, { hint: `call it: ${name}(…)` }),
+          diagnostic("TF4011", this.span(expr.root.range), `\`${name}\` is ${what}, not a value`, {
+            hint: `call it: ${name}(…)`,
+          }),
         );
         return UNKNOWN;
       }
@@ -235,7 +285,11 @@ class WorkflowChecker {
       if (t.kind === "unknown") return UNKNOWN;
       if (t.kind !== "object") {
         this.diagnostics.push(
-          diagnostic("TF4004", this.span(field.range), `\`${described}\` is a ${describeType(t)} and has no field \`${field.name}\``),
+          diagnostic(
+            "TF4004",
+            this.span(field.range),
+            `\`${described}\` is a ${describeType(t)} and has no field \`${field.name}\``,
+          ),
         );
         return UNKNOWN;
       }
@@ -243,9 +297,14 @@ class WorkflowChecker {
       if (!next) {
         const hint = didYouMean(field.name, t.properties.keys());
         this.diagnostics.push(
-          diagnostic("TF4004", this.span(field.range), `${describeType(t)} has no field \`${field.name}\``, {
-            hint: hint ?? `its fields are: ${[...t.properties.keys()].join(", ") || "(none)"}`,
-          }),
+          diagnostic(
+            "TF4004",
+            this.span(field.range),
+            `${describeType(t)} has no field \`${field.name}\``,
+            {
+              hint: hint ?? `its fields are: ${[...t.properties.keys()].join(", ") || "(none)"}`,
+            },
+          ),
         );
         return UNKNOWN;
       }
@@ -261,19 +320,35 @@ class WorkflowChecker {
     const calleeSpan = this.span(expr.callee.range);
     const agent = this.project.agents.get(name);
     if (agent) {
-      this.wf.calls.push({ callee: name, kind: "agent", span: this.span(expr.range), loopLimits: [...this.loopStack] });
+      this.wf.calls.push({
+        callee: name,
+        kind: "agent",
+        span: this.span(expr.range),
+        loopLimits: [...this.loopStack],
+      });
       if (expr.args.length !== 1) {
         this.diagnostics.push(
-          diagnostic("TF4002", this.span(expr.range), `agent \`${name}\` takes exactly one argument (its ${agent.input ?? "input"}), got ${expr.args.length}`),
+          diagnostic(
+            "TF4002",
+            this.span(expr.range),
+            `agent \`${name}\` takes exactly one argument (its ${agent.input ?? "input"}), got ${expr.args.length}`,
+          ),
         );
       }
       if (!agent.decl.input || !agent.decl.output) {
-        const missing = [!agent.decl.input ? "`input`" : "", !agent.decl.output ? "`output`" : ""].filter(Boolean).join(" and ");
+        const missing = [!agent.decl.input ? "`input`" : "", !agent.decl.output ? "`output`" : ""]
+          .filter(Boolean)
+          .join(" and ");
         this.diagnostics.push(
-          diagnostic("TF4008", calleeSpan, `agent \`${name}\` is called here but declares no ${missing} schema`, {
-            hint: `add \`input <Schema>\` and \`output <Schema>\` to agent ${name}`,
-            related: [{ span: agent.span, message: `agent ${name}` }],
-          }),
+          diagnostic(
+            "TF4008",
+            calleeSpan,
+            `agent \`${name}\` is called here but declares no ${missing} schema`,
+            {
+              hint: `add \`input <Schema>\` and \`output <Schema>\` to agent ${name}`,
+              related: [{ span: agent.span, message: `agent ${name}` }],
+            },
+          ),
         );
       }
       const arg = expr.args[0];
@@ -294,7 +369,12 @@ class WorkflowChecker {
     }
     const wf = this.project.workflows.get(name);
     if (wf) {
-      this.wf.calls.push({ callee: name, kind: "workflow", span: this.span(expr.range), loopLimits: [...this.loopStack] });
+      this.wf.calls.push({
+        callee: name,
+        kind: "workflow",
+        span: this.span(expr.range),
+        loopLimits: [...this.loopStack],
+      });
       if (expr.args.length !== wf.params.length) {
         this.diagnostics.push(
           diagnostic(
@@ -322,10 +402,15 @@ class WorkflowChecker {
       return this.schemaType(wf.returns);
     }
     if (this.vars.has(name)) {
-      this.diagnostics.push(diagnostic("TF4011", calleeSpan, `\`${name}\` is a variable, not an agent or workflow`));
+      this.diagnostics.push(
+        diagnostic("TF4011", calleeSpan, `\`${name}\` is a variable, not an agent or workflow`),
+      );
       return UNKNOWN;
     }
-    const hint = didYouMean(name, [...this.project.agents.keys(), ...this.project.workflows.keys()]);
+    const hint = didYouMean(name, [
+      ...this.project.agents.keys(),
+      ...this.project.workflows.keys(),
+    ]);
     this.diagnostics.push(
       diagnostic("TF3001", calleeSpan, `unknown agent or workflow \`${name}\``, {
         hint: hint ?? "declare it with `agent NAME { … }` or `workflow NAME(…) -> … { … }`",
@@ -337,5 +422,7 @@ class WorkflowChecker {
 
 function missingNote(from: Type, to: Type): string {
   const missing = missingRequiredFields(from, to);
-  return missing.length === 0 ? "" : ` (missing required ${missing.map((m) => `\`${m}\``).join(", ")})`;
+  return missing.length === 0
+    ? ""
+    : ` (missing required ${missing.map((m) => `\`${m}\``).join(", ")})`;
 }

@@ -2,10 +2,11 @@
  * The resolved project: every declaration from `.agent` files and YAML resources, with names
  * bound and spans kept, ready for analysis, planning and execution. Pure data.
  */
-import type { AgentDecl, AgentFile, ToolDecl, WorkflowDecl } from "../language/ast.ts";
+
 import type { LoadedResource } from "../config/load-resources.ts";
 import type { JsonSchemaNode, PolicyRule } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
+import type { AgentDecl, AgentFile, ToolDecl, WorkflowDecl } from "../language/ast.ts";
 import type { SourceText } from "../source.ts";
 import type { Type } from "./types.ts";
 

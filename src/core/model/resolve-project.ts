@@ -6,10 +6,21 @@
  *
  * Pure: takes file contents, returns data and diagnostics.
  */
-import { type InvalidResource, type LoadedResource, loadResources } from "../config/load-resources.ts";
+import {
+  type InvalidResource,
+  type LoadedResource,
+  loadResources,
+} from "../config/load-resources.ts";
 import type { OperationSpec } from "../config/schemas.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
-import type { AgentDecl, AgentFile, Identifier, ProviderDecl, ToolDecl, WorkflowDecl } from "../language/ast.ts";
+import type {
+  AgentDecl,
+  AgentFile,
+  Identifier,
+  ProviderDecl,
+  ToolDecl,
+  WorkflowDecl,
+} from "../language/ast.ts";
 import { parseAgentFile } from "../language/parser.ts";
 import { fileSpan, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
@@ -133,10 +144,15 @@ class Resolver {
             const sp = this.span(file.path, decl.range);
             if (defaultsSeen) {
               this.diagnostics.push(
-                diagnostic("TF3006", sp, `a second \`defaults\` block (the first is at ${this.where(defaultsSeen)})`, {
-                  hint: "merge them into one",
-                  related: [{ span: defaultsSeen, message: "first defaults block" }],
-                }),
+                diagnostic(
+                  "TF3006",
+                  sp,
+                  `a second \`defaults\` block (the first is at ${this.where(defaultsSeen)})`,
+                  {
+                    hint: "merge them into one",
+                    related: [{ span: defaultsSeen, message: "first defaults block" }],
+                  },
+                ),
               );
               break;
             }
@@ -147,13 +163,25 @@ class Resolver {
             }
             if (decl.maxTurns) {
               if (decl.maxTurns.value < 1) {
-                this.diagnostics.push(diagnostic("TF5008", this.span(file.path, decl.maxTurns.range), "`maxTurns` must be at least 1"));
+                this.diagnostics.push(
+                  diagnostic(
+                    "TF5008",
+                    this.span(file.path, decl.maxTurns.range),
+                    "`maxTurns` must be at least 1",
+                  ),
+                );
               } else defaults.maxTurns = decl.maxTurns.value;
             }
             break;
           }
           case "provider":
-            this.declareOnce(providerDecls, decl.name, { decl, file: file.path }, file.path, "provider");
+            this.declareOnce(
+              providerDecls,
+              decl.name,
+              { decl, file: file.path },
+              file.path,
+              "provider",
+            );
             break;
           case "tool":
             this.declareOnce(toolDecls, decl.name, { decl, file: file.path }, file.path, "tool");
@@ -165,10 +193,15 @@ class Resolver {
             if (prev) {
               const what = agentDecls.has(decl.name.name) ? "an agent" : "a workflow";
               this.diagnostics.push(
-                diagnostic("TF3006", sp, `\`${decl.name.name}\` is already declared as ${what} at ${this.where(prev)}`, {
-                  hint: "agents and workflows share one namespace; rename one of them",
-                  related: [{ span: prev, message: "first declaration" }],
-                }),
+                diagnostic(
+                  "TF3006",
+                  sp,
+                  `\`${decl.name.name}\` is already declared as ${what} at ${this.where(prev)}`,
+                  {
+                    hint: "agents and workflows share one namespace; rename one of them",
+                    related: [{ span: prev, message: "first declaration" }],
+                  },
+                ),
               );
               break;
             }
@@ -201,7 +234,10 @@ class Resolver {
       res.value.spec.rules.forEach((rule, i) => {
         const span = res.spanOf(["spec", "rules", i]);
         policies.push({ policy: res.name, rule, span });
-        if ("maxLoopLimit" in rule && (maxLoopLimit === undefined || rule.maxLoopLimit < maxLoopLimit.limit)) {
+        if (
+          "maxLoopLimit" in rule &&
+          (maxLoopLimit === undefined || rule.maxLoopLimit < maxLoopLimit.limit)
+        ) {
           maxLoopLimit = { limit: rule.maxLoopLimit, span };
         }
       });
@@ -224,14 +260,25 @@ class Resolver {
     return project;
   }
 
-  private declareOnce<T>(map: Map<string, T>, name: Identifier, value: T, file: string, what: string): void {
+  private declareOnce<T>(
+    map: Map<string, T>,
+    name: Identifier,
+    value: T,
+    file: string,
+    what: string,
+  ): void {
     const existing = map.get(name.name) as { decl: { name: Identifier }; file: string } | undefined;
     if (existing) {
       const first = this.span(existing.file, existing.decl.name.range);
       this.diagnostics.push(
-        diagnostic("TF3006", this.span(file, name.range), `${what} \`${name.name}\` is already declared at ${this.where(first)}`, {
-          related: [{ span: first, message: "first declaration" }],
-        }),
+        diagnostic(
+          "TF3006",
+          this.span(file, name.range),
+          `${what} \`${name.name}\` is already declared at ${this.where(first)}`,
+          {
+            related: [{ span: first, message: "first declaration" }],
+          },
+        ),
       );
       return;
     }
@@ -243,22 +290,40 @@ class Resolver {
     const first = projects[0];
     for (const extra of projects.slice(1)) {
       this.diagnostics.push(
-        diagnostic("TF2006", extra.span, `a project has one Project document; another is at ${first ? this.where(first.span) : "?"}`, {
-          hint: "keep a single Project document, in terfyn.yaml",
-        }),
+        diagnostic(
+          "TF2006",
+          extra.span,
+          `a project has one Project document; another is at ${first ? this.where(first.span) : "?"}`,
+          {
+            hint: "keep a single Project document, in terfyn.yaml",
+          },
+        ),
       );
     }
     if (!first) {
       if (!this.sources.has(PROJECT_FILE)) {
-        this.diagnostics.push(diagnostic("TF2005", fileSpan(PROJECT_FILE), "no terfyn.yaml at the project root"));
+        this.diagnostics.push(
+          diagnostic("TF2005", fileSpan(PROJECT_FILE), "no terfyn.yaml at the project root"),
+        );
       } else {
         this.diagnostics.push(
-          diagnostic("TF2005", fileSpan(PROJECT_FILE), "terfyn.yaml holds no valid Project document", {
-            hint: "add `apiVersion: terfyn.dev/v1`, `kind: Project`, `metadata: { name: … }` and `spec: {}`",
-          }),
+          diagnostic(
+            "TF2005",
+            fileSpan(PROJECT_FILE),
+            "terfyn.yaml holds no valid Project document",
+            {
+              hint: "add `apiVersion: terfyn.dev/v1`, `kind: Project`, `metadata: { name: … }` and `spec: {}`",
+            },
+          ),
         );
       }
-      return { name: "unnamed", statePath: ".terfyn/state.json", runsPath: ".terfyn/runs", exclude: [], span: fileSpan(PROJECT_FILE) };
+      return {
+        name: "unnamed",
+        statePath: ".terfyn/state.json",
+        runsPath: ".terfyn/runs",
+        exclude: [],
+        span: fileSpan(PROJECT_FILE),
+      };
     }
     const spec = first.value.spec;
     const settings: ProjectSettings = {
@@ -303,25 +368,40 @@ class Resolver {
     const out = new Map<string, ResolvedSchema>();
     for (const res of resources) {
       const schema = res.value.spec;
-      out.set(res.name, { name: res.name, schema, type: typeFromSchema(schema, res.name), span: res.span });
+      out.set(res.name, {
+        name: res.name,
+        schema,
+        type: typeFromSchema(schema, res.name),
+        span: res.span,
+      });
       this.checkRequiredProperties(res, schema, ["spec"]);
     }
     return out;
   }
 
   /** `required` names must be declared properties (a typo there silently loosens the type). */
-  private checkRequiredProperties(res: LoadedResource, node: import("../config/schemas.ts").JsonSchemaNode, path: (string | number)[]): void {
+  private checkRequiredProperties(
+    res: LoadedResource,
+    node: import("../config/schemas.ts").JsonSchemaNode,
+    path: (string | number)[],
+  ): void {
     if (node.required && node.properties) {
       node.required.forEach((key, i) => {
         if (!node.properties || !(key in node.properties)) {
           const hint = didYouMean(key, Object.keys(node.properties ?? {}));
           this.diagnostics.push(
-            diagnostic("TF2002", res.spanOf([...path, "required", i]), `Schema/${res.name}: ${[...path, "required", i].join(".")}: \`${key}\` is required but not among the properties`, hint ? { hint } : {}),
+            diagnostic(
+              "TF2002",
+              res.spanOf([...path, "required", i]),
+              `Schema/${res.name}: ${[...path, "required", i].join(".")}: \`${key}\` is required but not among the properties`,
+              hint ? { hint } : {},
+            ),
           );
         }
       });
     }
-    for (const [key, child] of Object.entries(node.properties ?? {})) this.checkRequiredProperties(res, child, [...path, "properties", key]);
+    for (const [key, child] of Object.entries(node.properties ?? {}))
+      this.checkRequiredProperties(res, child, [...path, "properties", key]);
     if (node.items) this.checkRequiredProperties(res, node.items, [...path, "items"]);
   }
 
@@ -332,22 +412,45 @@ class Resolver {
     const tools = new Map<string, ResolvedTool>();
     for (const res of resources) {
       const operations = new Map<string, ResolvedOperation>();
-      for (const [opName, op] of Object.entries(res.value.spec.operations) as [string, OperationSpec][]) {
+      for (const [opName, op] of Object.entries(res.value.spec.operations) as [
+        string,
+        OperationSpec,
+      ][]) {
         const opSpan = res.spanOf(["spec", "operations", opName]);
-        if (res.value.spec.adapter === "workspace" && !(WORKSPACE_OPERATIONS as readonly string[]).includes(opName)) {
+        if (
+          res.value.spec.adapter === "workspace" &&
+          !(WORKSPACE_OPERATIONS as readonly string[]).includes(opName)
+        ) {
           const hint = didYouMean(opName, WORKSPACE_OPERATIONS);
           this.diagnostics.push(
-            diagnostic("TF3003", opSpan, `Tool/${res.name}: the workspace adapter has no operation \`${opName}\`; it implements ${WORKSPACE_OPERATIONS.join(", ")}`, {
-              hint: hint ?? "use `adapter: external` for operations Terfyn does not implement natively",
-            }),
+            diagnostic(
+              "TF3003",
+              opSpan,
+              `Tool/${res.name}: the workspace adapter has no operation \`${opName}\`; it implements ${WORKSPACE_OPERATIONS.join(", ")}`,
+              {
+                hint:
+                  hint ??
+                  "use `adapter: external` for operations Terfyn does not implement natively",
+              },
+            ),
           );
         }
-        const resolved: ResolvedOperation = { name: opName, effects: [...new Set(op.effects)], idempotent: op.idempotent, span: opSpan };
+        const resolved: ResolvedOperation = {
+          name: opName,
+          effects: [...new Set(op.effects)],
+          idempotent: op.idempotent,
+          span: opSpan,
+        };
         if (op.input) resolved.input = op.input;
         if (op.description) resolved.description = op.description;
         operations.set(opName, resolved);
       }
-      tools.set(res.name, { name: res.name, adapter: res.value.spec.adapter, operations, span: res.span });
+      tools.set(res.name, {
+        name: res.name,
+        adapter: res.value.spec.adapter,
+        operations,
+        span: res.span,
+      });
     }
     for (const [name, { decl, file }] of bindings) {
       const tool = tools.get(name);
@@ -356,9 +459,16 @@ class Resolver {
         if (this.isInvalid("Tool", name)) continue;
         const hint = didYouMean(name, tools.keys());
         this.diagnostics.push(
-          diagnostic("TF3010", sp, `tool \`${name}\` is declared here but no Tool resource named \`${name}\` defines its operations`, {
-            hint: hint ?? `add a YAML document with \`kind: Tool\` and \`metadata: { name: ${name} }\``,
-          }),
+          diagnostic(
+            "TF3010",
+            sp,
+            `tool \`${name}\` is declared here but no Tool resource named \`${name}\` defines its operations`,
+            {
+              hint:
+                hint ??
+                `add a YAML document with \`kind: Tool\` and \`metadata: { name: ${name} }\``,
+            },
+          ),
         );
         continue;
       }
@@ -367,7 +477,11 @@ class Resolver {
       if (decl.workspace) {
         if (tool.adapter !== "workspace") {
           this.diagnostics.push(
-            diagnostic("TF3010", this.span(file, decl.workspace.range), `tool \`${name}\` uses the \`${tool.adapter}\` adapter; a \`workspace { … }\` block applies only to the workspace adapter`),
+            diagnostic(
+              "TF3010",
+              this.span(file, decl.workspace.range),
+              `tool \`${name}\` uses the \`${tool.adapter}\` adapter; a \`workspace { … }\` block applies only to the workspace adapter`,
+            ),
           );
         }
         const ws: NonNullable<ResolvedTool["workspace"]> = {};
@@ -395,7 +509,9 @@ class Resolver {
       const hint = didYouMean(provider, providers);
       this.diagnostics.push(
         diagnostic("TF3007", span, `unknown model provider \`${provider}\` in \`${model}\``, {
-          hint: hint ?? `declare it with \`provider ${provider} { apiKeyEnv "…" }\`, or use one of: ${[...providers].join(", ")}`,
+          hint:
+            hint ??
+            `declare it with \`provider ${provider} { apiKeyEnv "…" }\`, or use one of: ${[...providers].join(", ")}`,
         }),
       );
       return;
@@ -403,12 +519,21 @@ class Resolver {
     if (provider === "mock" && !MOCK_MODELS.includes(rest)) {
       const hint = didYouMean(rest, MOCK_MODELS);
       this.diagnostics.push(
-        diagnostic("TF3009", span, `unknown mock model \`${rest}\`; the mock provider has ${MOCK_MODELS.map((m) => `mock/${m}`).join(" and ")}`, hint ? { hint } : {}),
+        diagnostic(
+          "TF3009",
+          span,
+          `unknown mock model \`${rest}\`; the mock provider has ${MOCK_MODELS.map((m) => `mock/${m}`).join(" and ")}`,
+          hint ? { hint } : {},
+        ),
       );
     }
   }
 
-  private checkSchemaRef(ref: Identifier, file: string, schemas: Map<string, ResolvedSchema>): string | undefined {
+  private checkSchemaRef(
+    ref: Identifier,
+    file: string,
+    schemas: Map<string, ResolvedSchema>,
+  ): string | undefined {
     if (schemas.has(ref.name)) return ref.name;
     if (this.isInvalid("Schema", ref.name)) return undefined;
     const hint = didYouMean(ref.name, schemas.keys());
@@ -439,7 +564,13 @@ class Resolver {
     let maxTurns = defaults.maxTurns;
     if (decl.maxTurns) {
       if (decl.maxTurns.value < 1) {
-        this.diagnostics.push(diagnostic("TF5008", this.span(file, decl.maxTurns.range), "`maxTurns` must be at least 1"));
+        this.diagnostics.push(
+          diagnostic(
+            "TF5008",
+            this.span(file, decl.maxTurns.range),
+            "`maxTurns` must be at least 1",
+          ),
+        );
       } else maxTurns = decl.maxTurns.value;
     }
     const grants: ResolvedGrant[] = [];
@@ -450,9 +581,14 @@ class Resolver {
       const prev = seen.get(ref);
       if (prev) {
         this.diagnostics.push(
-          diagnostic("TF3008", gspan, `\`${ref}\` is granted twice to agent \`${decl.name.name}\` (first at line ${prev.line})`, {
-            hint: "keep one grant; add `requires approval` to it if calls must be approved",
-          }),
+          diagnostic(
+            "TF3008",
+            gspan,
+            `\`${ref}\` is granted twice to agent \`${decl.name.name}\` (first at line ${prev.line})`,
+            {
+              hint: "keep one grant; add `requires approval` to it if calls must be approved",
+            },
+          ),
         );
         continue;
       }
@@ -466,9 +602,14 @@ class Resolver {
         resolved = false;
         const hint = didYouMean(g.tool.name, tools.keys());
         this.diagnostics.push(
-          diagnostic("TF3002", this.span(file, g.tool.range), `unknown tool \`${g.tool.name}\` in grant \`${ref}\``, {
-            hint: hint ?? `define a Tool resource named \`${g.tool.name}\``,
-          }),
+          diagnostic(
+            "TF3002",
+            this.span(file, g.tool.range),
+            `unknown tool \`${g.tool.name}\` in grant \`${ref}\``,
+            {
+              hint: hint ?? `define a Tool resource named \`${g.tool.name}\``,
+            },
+          ),
         );
       } else {
         const op = tool.operations.get(g.operation.name);
@@ -476,9 +617,16 @@ class Resolver {
           resolved = false;
           const hint = didYouMean(g.operation.name, tool.operations.keys());
           this.diagnostics.push(
-            diagnostic("TF3003", this.span(file, g.operation.range), `tool \`${g.tool.name}\` has no operation \`${g.operation.name}\``, {
-              hint: hint ?? `its operations are: ${[...tool.operations.keys()].join(", ") || "(none)"}`,
-            }),
+            diagnostic(
+              "TF3003",
+              this.span(file, g.operation.range),
+              `tool \`${g.tool.name}\` has no operation \`${g.operation.name}\``,
+              {
+                hint:
+                  hint ??
+                  `its operations are: ${[...tool.operations.keys()].join(", ") || "(none)"}`,
+              },
+            ),
           );
         } else effects.push(...op.effects);
       }
@@ -513,12 +661,22 @@ class Resolver {
     return agent;
   }
 
-  private resolveWorkflowHeader(decl: WorkflowDecl, file: string, schemas: Map<string, ResolvedSchema>): ResolvedWorkflow {
+  private resolveWorkflowHeader(
+    decl: WorkflowDecl,
+    file: string,
+    schemas: Map<string, ResolvedSchema>,
+  ): ResolvedWorkflow {
     const params: { name: string; type: string }[] = [];
     const seen = new Set<string>();
     for (const p of decl.params) {
       if (seen.has(p.name.name)) {
-        this.diagnostics.push(diagnostic("TF3006", this.span(file, p.name.range), `parameter \`${p.name.name}\` is declared twice`));
+        this.diagnostics.push(
+          diagnostic(
+            "TF3006",
+            this.span(file, p.name.range),
+            `parameter \`${p.name.name}\` is declared twice`,
+          ),
+        );
       }
       seen.add(p.name.name);
       this.checkSchemaRef(p.type, file, schemas);
@@ -531,7 +689,13 @@ class Resolver {
       const sp = this.span(file, e.range);
       const prev = seenEffects.get(e.name);
       if (prev) {
-        this.diagnostics.push(diagnostic("TF3008", sp, `effect \`${e.name}\` is declared twice (first at column ${prev.column})`));
+        this.diagnostics.push(
+          diagnostic(
+            "TF3008",
+            sp,
+            `effect \`${e.name}\` is declared twice (first at column ${prev.column})`,
+          ),
+        );
         continue;
       }
       seenEffects.set(e.name, sp);

@@ -20,11 +20,13 @@ export const UNKNOWN: Type = { kind: "unknown" };
 /** Converts a schema node to a type; `name` labels the top level only. */
 export function typeFromSchema(node: JsonSchemaNode, name?: string): Type {
   const labelled = <T extends Type>(t: T): T => (name === undefined ? t : { ...t, name });
-  const kind = node.type ?? (node.properties ? "object" : node.items ? "array" : inferEnumKind(node));
+  const kind =
+    node.type ?? (node.properties ? "object" : node.items ? "array" : inferEnumKind(node));
   switch (kind) {
     case "object": {
       const properties = new Map<string, Type>();
-      for (const [key, child] of Object.entries(node.properties ?? {})) properties.set(key, typeFromSchema(child));
+      for (const [key, child] of Object.entries(node.properties ?? {}))
+        properties.set(key, typeFromSchema(child));
       return labelled({ kind: "object", properties, required: new Set(node.required ?? []) });
     }
     case "array":
@@ -54,7 +56,8 @@ export function isAssignable(from: Type, to: Type, depth = 0): boolean {
   if (depth > 32) return true;
   if (from.kind === "integer" && to.kind === "number") return true;
   if (from.kind !== to.kind) return false;
-  if (from.kind === "array" && to.kind === "array") return isAssignable(from.items, to.items, depth + 1);
+  if (from.kind === "array" && to.kind === "array")
+    return isAssignable(from.items, to.items, depth + 1);
   if (from.kind === "object" && to.kind === "object") {
     for (const key of to.required) {
       if (!from.required.has(key)) return false;

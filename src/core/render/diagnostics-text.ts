@@ -22,9 +22,12 @@ const STYLE = {
 };
 
 export function renderDiagnosticText(d: Diagnostic, options: DiagnosticRenderOptions): string {
-  const paint = (style: keyof typeof STYLE, s: string) => (options.color ? `${STYLE[style]}${s}${STYLE.reset}` : s);
+  const paint = (style: keyof typeof STYLE, s: string) =>
+    options.color ? `${STYLE[style]}${s}${STYLE.reset}` : s;
   const where = `${options.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`;
-  const lines = [`${paint("bold", `${where}:`)} ${paint(d.severity, `${d.severity} ${d.code}`)}: ${d.message}`];
+  const lines = [
+    `${paint("bold", `${where}:`)} ${paint(d.severity, `${d.severity} ${d.code}`)}: ${d.message}`,
+  ];
   const source = options.sources.get(d.span.file);
   if (source && d.span.line >= 1) {
     const text = source.lineText(d.span.line).replace(/\t/g, " ");
@@ -34,21 +37,31 @@ export function renderDiagnosticText(d: Diagnostic, options: DiagnosticRenderOpt
       const endCol = d.span.endLine === d.span.line ? d.span.endColumn : text.length + 1;
       const width = Math.max(1, Math.min(endCol, text.length + 1) - d.span.column);
       lines.push(paint("dim", ` ${gutter} | `) + text);
-      lines.push(`${paint("dim", ` ${pad} | `)}${" ".repeat(Math.max(0, d.span.column - 1))}${paint(d.severity, "^".repeat(width))}`);
+      lines.push(
+        `${paint("dim", ` ${pad} | `)}${" ".repeat(Math.max(0, d.span.column - 1))}${paint(d.severity, "^".repeat(width))}`,
+      );
     }
   }
   if (d.hint) lines.push(`  = hint: ${d.hint}`);
   for (const r of d.related ?? []) {
-    lines.push(`  = note: ${r.message} at ${options.displayPath(r.span.file)}:${r.span.line}:${r.span.column}`);
+    lines.push(
+      `  = note: ${r.message} at ${options.displayPath(r.span.file)}:${r.span.line}:${r.span.column}`,
+    );
   }
   return lines.join("\n");
 }
 
-export function renderDiagnosticsText(diagnostics: readonly Diagnostic[], options: DiagnosticRenderOptions): string {
+export function renderDiagnosticsText(
+  diagnostics: readonly Diagnostic[],
+  options: DiagnosticRenderOptions,
+): string {
   return diagnostics.map((d) => renderDiagnosticText(d, options)).join("\n\n");
 }
 
-export function countBySeverity(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+export function countBySeverity(diagnostics: readonly Diagnostic[]): {
+  errors: number;
+  warnings: number;
+} {
   let errors = 0;
   let warnings = 0;
   for (const d of diagnostics) {
@@ -63,7 +76,10 @@ export function plural(n: number, word: string): string {
 }
 
 /** The `--format json` document: versioned, one object per diagnostic with flat positions. */
-export function diagnosticsToJson(diagnostics: readonly Diagnostic[], displayPath: (file: string) => string) {
+export function diagnosticsToJson(
+  diagnostics: readonly Diagnostic[],
+  displayPath: (file: string) => string,
+) {
   const { errors, warnings } = countBySeverity(diagnostics);
   return {
     format_version: "1",
