@@ -16,7 +16,6 @@ import type {
   DefaultsDecl,
   EffectRef,
   Expr,
-  Grant,
   Identifier,
   IntLiteral,
   Param,
