@@ -5,5 +5,6 @@ export default defineConfig({
     include: ["__tests__/**/*.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
+    reporters: ["default", "./__tests__/helpers/summary-reporter.ts"],
   },
 });
