@@ -23,6 +23,7 @@ export const DIAGNOSTIC_CODES = {
   TF1002: { severity: "error", title: "unterminated string" },
   TF1003: { severity: "error", title: "invalid escape sequence" },
   TF1004: { severity: "error", title: "integer out of range" },
+  TF1005: { severity: "error", title: "nesting too deep" },
   TF1010: { severity: "error", title: "unexpected token" },
   TF1011: { severity: "error", title: "unknown item" },
   TF1012: { severity: "error", title: "loop without limit" },

@@ -20,7 +20,9 @@ export class SourceText {
 
   constructor(path: string, text: string) {
     this.path = path;
-    this.text = text;
+    // A byte-order mark is not content: dropping it keeps line-1 columns what editors show.
+    this.text = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    text = this.text;
     const starts = [0];
     for (let i = 0; i < text.length; i++) {
       if (text.charCodeAt(i) === 10) starts.push(i + 1);

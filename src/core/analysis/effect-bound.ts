@@ -39,47 +39,56 @@ export interface EffectWitness {
   via: string[];
 }
 
-/** Effects reachable from each workflow, transitively, with a witness per effect. */
+/**
+ * Effects reachable from each workflow, transitively, with a witness per effect. Each workflow
+ * is explored on its own (breadth-first over the workflows it can reach), so a call cycle can
+ * never leave a partial answer behind for another workflow.
+ */
 export function computeWorkflowEffects(
   project: ResolvedProject,
 ): Map<string, Map<string, EffectWitness>> {
-  const memo = new Map<string, Map<string, EffectWitness>>();
-  const visiting = new Set<string>();
-  const visit = (name: string): Map<string, EffectWitness> => {
-    const done = memo.get(name);
-    if (done) return done;
-    const out = new Map<string, EffectWitness>();
-    const wf = project.workflows.get(name);
-    if (!wf || visiting.has(name)) return out;
-    visiting.add(name);
-    for (const call of wf.calls) {
-      if (call.kind === "agent") {
-        const agent = project.agents.get(call.callee);
-        if (!agent) continue;
-        for (const e of computeEffectBound(agent)) {
-          if (!out.has(e.effect)) {
-            out.set(e.effect, {
-              effect: e.effect,
-              agent: e.agent,
-              tool: e.tool,
-              mode: e.mode,
-              grantSpan: e.span,
-              via: [name],
-            });
+  const bounds = new Map<string, EffectBoundEntry[]>();
+  const boundOf = (agent: ResolvedAgent) => {
+    let b = bounds.get(agent.name);
+    if (!b) {
+      b = computeEffectBound(agent);
+      bounds.set(agent.name, b);
+    }
+    return b;
+  };
+  const out = new Map<string, Map<string, EffectWitness>>();
+  for (const name of project.workflows.keys()) {
+    const effects = new Map<string, EffectWitness>();
+    const chain = new Map<string, string[]>([[name, [name]]]);
+    const queue = [name];
+    for (let i = 0; i < queue.length; i++) {
+      const current = queue[i] as string;
+      const via = chain.get(current) as string[];
+      for (const call of project.workflows.get(current)?.calls ?? []) {
+        if (call.kind === "agent") {
+          const agent = project.agents.get(call.callee);
+          if (!agent) continue;
+          for (const e of boundOf(agent)) {
+            if (!effects.has(e.effect)) {
+              effects.set(e.effect, {
+                effect: e.effect,
+                agent: e.agent,
+                tool: e.tool,
+                mode: e.mode,
+                grantSpan: e.span,
+                via,
+              });
+            }
           }
-        }
-      } else {
-        for (const [effect, w] of visit(call.callee)) {
-          if (!out.has(effect)) out.set(effect, { ...w, via: [name, ...w.via] });
+        } else if (project.workflows.has(call.callee) && !chain.has(call.callee)) {
+          chain.set(call.callee, [...via, call.callee]);
+          queue.push(call.callee);
         }
       }
     }
-    visiting.delete(name);
-    memo.set(name, out);
-    return out;
-  };
-  for (const name of project.workflows.keys()) visit(name);
-  return memo;
+    out.set(name, effects);
+  }
+  return out;
 }
 
 /** Cycles in the workflow call graph, each reported once at the call that closes it. */

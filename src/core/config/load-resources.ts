@@ -67,8 +67,9 @@ const UNION_KEYS: Record<
   },
 };
 
-export function loadResources(path: string, text: string): LoadResourcesResult {
-  const source = new SourceText(path, text);
+export function loadResources(path: string, rawText: string): LoadResourcesResult {
+  const source = new SourceText(path, rawText);
+  const text = source.text;
   const diagnostics: Diagnostic[] = [];
   const resources: LoadedResource[] = [];
   const invalid: InvalidResource[] = [];
@@ -93,6 +94,8 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
 
   for (const doc of docs) {
     if (doc.errors.length > 0) {
+      const partial = identify(doc);
+      if (partial) invalid.push(partial);
       for (const err of doc.errors) {
         const [start, end] = err.pos;
         diagnostics.push(
@@ -113,12 +116,27 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
         diagnostic(
           "TF2001",
           source.span(rangeOf(root)),
-          `YAML: ${firstLine((e as Error).message)}`,
+          `YAML: ${e instanceof RangeError ? "the document is nested too deeply" : firstLine((e as Error).message)}`,
         ),
       );
       continue;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
+    if (isSelfReferential(value)) {
+      diagnostics.push(
+        diagnostic(
+          "TF2001",
+          source.span(rangeOf(root)),
+          "YAML anchors and aliases make this document contain itself",
+          {
+            hint: "an alias (*name) may repeat an anchored value, not refer to the value it is inside",
+          },
+        ),
+      );
+      const partial = identify(doc);
+      if (partial) invalid.push(partial);
+      continue;
+    }
     const obj = value as Record<string, unknown>;
     const apiVersion = obj.apiVersion;
     const kind = obj.kind;
@@ -135,6 +153,8 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
           hint: `use \`apiVersion: ${API_VERSION}\``,
         }),
       );
+      const partial = identify(doc);
+      if (partial) invalid.push(partial);
       continue;
     }
     if (typeof kind !== "string" || !(RESOURCE_KINDS as string[]).includes(kind)) {
@@ -184,6 +204,39 @@ export function loadResources(path: string, text: string): LoadResourcesResult {
   return { resources, invalid, diagnostics };
 }
 
+/** Whether a value (from aliases) contains itself; shared but acyclic values are fine. */
+function isSelfReferential(value: unknown, path: Set<object> = new Set()): boolean {
+  if (value === null || typeof value !== "object") return false;
+  // Deeper than any resource has reason to be: treat as unusable rather than risk the stack.
+  if (path.size > 500) return true;
+  if (path.has(value)) return true;
+  path.add(value);
+  for (const child of Object.values(value)) {
+    if (isSelfReferential(child, path)) return true;
+  }
+  path.delete(value);
+  return false;
+}
+
+/** Kind and name of a document that will not load, when they can still be read from it. */
+function identify(doc: Document.Parsed): InvalidResource | undefined {
+  try {
+    const kind = doc.get("kind");
+    const metadata = doc.get("metadata");
+    const name = isMap(metadata) ? metadata.get("name") : undefined;
+    if (
+      typeof kind === "string" &&
+      (RESOURCE_KINDS as string[]).includes(kind) &&
+      typeof name === "string"
+    ) {
+      return { kind: kind as ResourceKind, name };
+    }
+  } catch {
+    // A document too broken to read has no name to protect from cascades.
+  }
+  return undefined;
+}
+
 function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
@@ -211,8 +264,25 @@ function flattenIssues(
   kind: ResourceKind,
 ): FlatIssue[] {
   const out: FlatIssue[] = [];
+  // Unknown keys by parent path: a missing `operations` next to an unknown `operation` is one
+  // mistake, reported once (at the misspelt key, with the suggestion).
+  const unknownKeys = new Map<string, string[]>();
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys" && issue.keys) {
+      unknownKeys.set(issue.path.map(String).join("."), issue.keys);
+    }
+  }
   for (const issue of issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const last = path[path.length - 1];
+    if (
+      issue.code === "invalid_type" &&
+      typeof last === "string" &&
+      getAt(root, path) === undefined
+    ) {
+      const siblings = unknownKeys.get(path.slice(0, -1).map(String).join(".")) ?? [];
+      if (siblings.some((k) => didYouMean(k, [last]) !== undefined)) continue;
+    }
     if (issue.code === "unrecognized_keys" && issue.keys) {
       const known = knownKeysAt(path, kind);
       for (const key of issue.keys) {
@@ -245,7 +315,7 @@ function flattenIssues(
           message:
             keys.length === 1 || unknownKey !== undefined
               ? `unknown ${union.what} \`${unknownKey ?? keys[0]}\`; expected one of: ${union.keys.join(", ")}`
-              : `a ${union.what} has exactly one of: ${union.keys.join(", ")}`,
+              : `${article(union.what)} ${union.what} has exactly one of: ${union.keys.join(", ")}`,
         };
         const hint = unknownKey === undefined ? undefined : didYouMean(unknownKey, union.keys);
         if (hint !== undefined) f.hint = hint;
@@ -255,7 +325,7 @@ function flattenIssues(
       if (union) {
         out.push({
           path,
-          message: `expected a ${union.what}: a mapping with one of ${union.keys.join(", ")}`,
+          message: `expected ${article(union.what)} ${union.what}: a mapping with one of ${union.keys.join(", ")}`,
         });
         continue;
       }
@@ -263,6 +333,10 @@ function flattenIssues(
     out.push({ path, message: issue.message.replace(/^Invalid input: /, "") });
   }
   return out;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
 function getAt(root: unknown, path: readonly PathSegment[]): unknown {

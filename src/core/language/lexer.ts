@@ -90,6 +90,27 @@ export function lex(source: SourceText): LexResult {
       }
       continue;
     }
+    if (c === 39) {
+      // A single-quoted string on one line: one diagnostic, and a string token so the parser
+      // goes on as if the quotes were right.
+      const close = text.indexOf("'", i + 1);
+      const eol = text.indexOf("\n", i + 1);
+      if (close > i && (eol < 0 || close < eol)) {
+        diagnostics.push(
+          diagnostic(
+            "TF1001",
+            source.span({ start: i, end: close + 1 }),
+            "strings use double quotes, not single quotes",
+            {
+              hint: `write "${text.slice(i + 1, close)}"`,
+            },
+          ),
+        );
+        push("string", i, close + 1, text.slice(i + 1, close));
+        i = close + 1;
+        continue;
+      }
+    }
     const two = text.slice(i, i + 2);
     if (two === "->" || two === "&&" || two === "||" || two === "==" || two === "!=") {
       push(two, i, i + 2);

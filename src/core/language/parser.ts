@@ -38,6 +38,11 @@ const AGENT_ITEMS = ["model", "input", "output", "instructions", "maxTurns", "gr
 const DEFAULTS_ITEMS = ["model", "maxTurns"];
 const STATEMENT_KEYWORDS = ["while", "if", "approve", "return"];
 
+/** Deepest nesting of blocks, parentheses, calls and `!` the parser accepts. */
+export const MAX_NESTING = 100;
+/** Most operators (`&&`, `||`, `==`, `!=`, `!`) in one statement's expressions. */
+export const MAX_OPERATORS = 500;
+
 /** Thrown inside the parser only, to unwind to the nearest recovery point. */
 class Abandon {
   readonly at: number;
@@ -48,7 +53,11 @@ class Abandon {
 
 export function parseAgentFile(source: SourceText): ParseResult {
   const lexed = lex(source);
-  const parser = new Parser(source, lexed.tokens);
+  const parser = new Parser(
+    source,
+    lexed.tokens,
+    lexed.diagnostics.some((d) => d.code === "TF1002"),
+  );
   const decls = parser.parseFile();
   return {
     file: { path: source.path, decls },
@@ -59,6 +68,8 @@ export function parseAgentFile(source: SourceText): ParseResult {
 class Parser {
   readonly diagnostics: Diagnostic[] = [];
   private pos = 0;
+  private nesting = 0;
+  private operators = 0;
   /** Brace depth before each token, for recovery. */
   private readonly depth: number[];
   private readonly lineStartColumnOne: boolean[];
@@ -66,6 +77,8 @@ class Parser {
   constructor(
     private readonly source: SourceText,
     private readonly tokens: Token[],
+    /** An unterminated string ran to the end of the file; the braces it swallowed are not news. */
+    private readonly swallowedByString = false,
   ) {
     this.depth = new Array(tokens.length);
     this.lineStartColumnOne = new Array(tokens.length);
@@ -105,6 +118,37 @@ class Parser {
     this.diagnostics.push(
       diagnostic(code, this.source.span(range), message, hint === undefined ? {} : { hint }),
     );
+  }
+
+  /** Runs one level of nesting; past MAX_NESTING it reports TF1005 and abandons the statement. */
+  private nested<T>(parse: () => T): T {
+    if (this.nesting >= MAX_NESTING) {
+      this.report(
+        "TF1005",
+        this.peek(),
+        `nesting deeper than ${MAX_NESTING} levels`,
+        "split the logic into smaller workflows",
+      );
+      throw new Abandon(this.pos);
+    }
+    this.nesting++;
+    try {
+      return parse();
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private countOperator(): void {
+    if (++this.operators > MAX_OPERATORS) {
+      this.report(
+        "TF1005",
+        this.peek(),
+        `more than ${MAX_OPERATORS} operators in one statement`,
+        "split the condition into named steps",
+      );
+      throw new Abandon(this.pos);
+    }
   }
 
   private fail(expected: string, hint?: string): never {
@@ -216,6 +260,7 @@ class Parser {
       this.next();
       return;
     }
+    if (this.swallowedByString && this.at("eof")) return;
     this.report(
       "TF1010",
       openedAt,
@@ -442,8 +487,21 @@ class Parser {
         let requiresApproval = false;
         if (this.atWord("requires")) {
           this.next();
-          this.expectWord("approval");
           requiresApproval = true;
+          if (this.atWord("approval")) this.next();
+          else {
+            // Keep the grant (as gated, which is what was meant) so one typo does not also
+            // make its effects vanish from the project.
+            const t = this.peek();
+            const hint = t.kind === "ident" ? didYouMean(t.text, ["approval"]) : undefined;
+            this.report(
+              "TF1010",
+              t,
+              `expected \`approval\` after \`requires\`, found ${describeToken(t)}`,
+              hint,
+            );
+            if (t.kind === "ident" && !t.newlineBefore) this.next();
+          }
         }
         decl.grants.push({ tool, operation, requiresApproval, range: this.rangeFrom(first.start) });
       } catch (e) {
@@ -509,6 +567,10 @@ class Parser {
   // ── statements ────────────────────────────────────────────────────────────
 
   private parseBlock(): Block {
+    return this.nested(() => this.parseBlockBody());
+  }
+
+  private parseBlockBody(): Block {
     const open = this.expect("{", "`{`");
     const depth = this.depth[this.pos] as number;
     const statements: Statement[] = [];
@@ -527,6 +589,7 @@ class Parser {
   }
 
   private parseStatement(): Statement {
+    this.operators = 0;
     const t = this.peek();
     if (t.kind === "ident") {
       switch (t.text) {
@@ -616,6 +679,7 @@ class Parser {
     const ops = Parser.LEVELS[level] as readonly string[];
     while (ops.includes(this.peek().kind)) {
       const op = this.next().kind as "&&" | "||" | "==" | "!=";
+      this.countOperator();
       const right = this.parseBinary(level + 1);
       left = {
         kind: "binary",
@@ -631,7 +695,8 @@ class Parser {
   private parseUnary(): Expr {
     if (this.at("!")) {
       const bang = this.next();
-      const operand = this.parseUnary();
+      this.countOperator();
+      const operand = this.nested(() => this.parseUnary());
       return { kind: "not", operand, range: { start: bang.start, end: operand.range.end } };
     }
     return this.parsePrimary();
@@ -642,7 +707,7 @@ class Parser {
     switch (t.kind) {
       case "(": {
         this.next();
-        const inner = this.parseExpr();
+        const inner = this.nested(() => this.parseExpr());
         this.expect(")", "`)`");
         return inner;
       }
@@ -661,7 +726,7 @@ class Parser {
           const args: Expr[] = [];
           if (!this.at(")")) {
             do {
-              args.push(this.parseExpr());
+              args.push(this.nested(() => this.parseExpr()));
             } while (this.at(",") && this.next());
           }
           this.expect(")", "`,` or `)`");

@@ -38,6 +38,8 @@ interface Variable {
 
 class WorkflowChecker {
   private readonly vars = new Map<string, Variable>();
+  /** Variables assigned on every path to the current statement (definite assignment). */
+  private definite = new Set<string>();
   private readonly loopStack: number[] = [];
 
   constructor(
@@ -61,6 +63,7 @@ class WorkflowChecker {
         type: this.schemaType(p.type.name),
         span: this.span(p.name.range),
       });
+      this.definite.add(p.name.name);
     }
     const returns = this.block(this.wf.decl.body);
     if (!returns) {
@@ -119,6 +122,7 @@ class WorkflowChecker {
         } else {
           this.vars.set(stmt.target.name, { type: t, span: this.span(stmt.target.range) });
         }
+        this.definite.add(stmt.target.name);
         return false;
       }
       case "while": {
@@ -148,17 +152,33 @@ class WorkflowChecker {
               ),
             );
           }
-          this.wf.loops.push({ limit, span: this.span(stmt.range), limitSpan });
+          this.wf.loops.push({
+            limit,
+            enclosingLimits: [...this.loopStack],
+            span: this.span(stmt.range),
+            limitSpan,
+          });
         }
+        // The body may run zero times: what it assigns is not assigned after the loop.
+        const before = new Set(this.definite);
         this.loopStack.push(Math.max(limit, 0));
         this.block(stmt.body);
         this.loopStack.pop();
+        this.definite = before;
         return false;
       }
       case "if": {
         this.condition(stmt.condition, "if");
+        const before = new Set(this.definite);
         const a = this.block(stmt.then);
+        const afterThen = this.definite;
+        this.definite = new Set(before);
         const b = stmt.else ? this.block(stmt.else) : false;
+        const afterElse = this.definite;
+        if (!stmt.else) this.definite = before;
+        else if (a) this.definite = afterElse;
+        else if (!b) this.definite = new Set([...afterThen].filter((v) => afterElse.has(v)));
+        else this.definite = afterThen;
         return a && b;
       }
       case "approve": {
@@ -278,6 +298,20 @@ class WorkflowChecker {
         }),
       );
       return UNKNOWN;
+    }
+    if (!this.definite.has(name)) {
+      this.diagnostics.push(
+        diagnostic(
+          "TF3005",
+          this.span(expr.root.range),
+          `\`${name}\` may be used before it is assigned`,
+          {
+            hint: "it is assigned only inside a loop body or one branch of an `if`; assign it before them too",
+            related: [{ span: v.span, message: `\`${name}\` assigned here` }],
+          },
+        ),
+      );
+      this.definite.add(name);
     }
     let t = v.type;
     let described = name;

@@ -77,6 +77,8 @@ export interface CallSite {
 
 export interface LoopInfo {
   limit: number;
+  /** Limits of the loops enclosing this one, outermost first. */
+  enclosingLimits: number[];
   span: Span;
   limitSpan: Span;
 }

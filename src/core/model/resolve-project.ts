@@ -286,7 +286,10 @@ class Resolver {
   }
 
   private resolveSettings(resources: LoadedResource[]): ProjectSettings {
-    const projects = resources.filter((r): r is LoadedResource<"Project"> => r.kind === "Project");
+    // The project document belongs in terfyn.yaml; any other is the extra one.
+    const projects = resources
+      .filter((r): r is LoadedResource<"Project"> => r.kind === "Project")
+      .sort((a, b) => Number(b.file === PROJECT_FILE) - Number(a.file === PROJECT_FILE));
     const first = projects[0];
     for (const extra of projects.slice(1)) {
       this.diagnostics.push(
