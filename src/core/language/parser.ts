@@ -162,11 +162,6 @@ class Parser {
     return this.fail(what ?? `\`${kind}\``);
   }
 
-  private expectWord(word: string): Token {
-    if (this.atWord(word)) return this.next();
-    return this.fail(`\`${word}\``);
-  }
-
   private identifier(what: string): Identifier {
     const t = this.peek();
     if (t.kind !== "ident") this.fail(what);
