@@ -9,6 +9,10 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Whether stdout is a terminal (colour only then, and never with NO_COLOR). */
   isTTY: boolean;
+  /** Asks a question on the terminal; absent when there is no terminal to ask on. */
+  prompt?: (question: string) => Promise<string>;
+  /** The clock (tests fix it). */
+  now?: () => Date;
 }
 
 export function useColor(io: CliIo): boolean {

@@ -2,16 +2,24 @@
  * The `terfyn` command line: dispatches to a command, turns user errors into one clear line and
  * exit 1, and reports anything unexpected as an internal error (stack trace only with --debug).
  */
+import { createInterface } from "node:readline/promises";
 import { ProjectNotFoundError } from "../adapters/fs/read-project.ts";
+import { StateFileError } from "../adapters/fs/state-file.ts";
+import { GitRevisionError } from "../adapters/git/read-revision.ts";
+import { applyCommand } from "./commands/apply.ts";
+import { planCommand } from "./commands/plan.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { type CliIo, UsageError, UserError } from "./io.ts";
+import { VERSION } from "./version.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
   validate: { summary: "check a project's .agent files and YAML resources", run: validateCommand },
+  plan: { summary: "show what would change, above all in agents' authority", run: planCommand },
+  apply: { summary: "record the resources and effect bounds in the state file", run: applyCommand },
 };
 
 export function mainHelp(): string {
@@ -53,7 +61,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`terfyn ${e.message}\nRun \`terfyn ${first} --help\` for usage.\n`);
       return 1;
     }
-    if (e instanceof UserError || e instanceof ProjectNotFoundError) {
+    if (
+      e instanceof UserError ||
+      e instanceof ProjectNotFoundError ||
+      e instanceof StateFileError ||
+      e instanceof GitRevisionError
+    ) {
       io.stderr(`terfyn ${first}: ${e.message}\n`);
       return 1;
     }
@@ -73,5 +86,17 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),
+    ...(process.stdin.isTTY
+      ? {
+          prompt: async (question: string) => {
+            const rl = createInterface({ input: process.stdin, output: process.stderr });
+            try {
+              return await rl.question(question);
+            } finally {
+              rl.close();
+            }
+          },
+        }
+      : {}),
   });
 }

@@ -6,7 +6,8 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { ResolvedProject } from "../model/project.ts";
 import { didYouMean } from "../suggest.ts";
-import { computeEffectBound, computeWorkflowEffects, findWorkflowCycles } from "./effect-bound.ts";
+import { computeWorkflowEffects, findWorkflowCycles } from "./effect-bound.ts";
+import { findPolicyViolations } from "./policy-violations.ts";
 
 export function checkEffects(project: ResolvedProject): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -63,57 +64,30 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
 
   const agentNames = [...project.agents.keys()];
   for (const p of project.policies) {
-    const rule = p.rule;
-    if ("forbid" in rule) {
-      const { agent: who, effect } = rule.forbid;
-      if (who !== "*" && !project.agents.has(who)) {
-        const hint = didYouMean(who, agentNames);
-        diagnostics.push(
-          diagnostic(
-            "TF3011",
-            p.span,
-            `Policy/${p.policy} forbids \`${effect}\` for agent \`${who}\`, which is not declared`,
-            hint ? { hint } : {},
-          ),
-        );
-        continue;
-      }
-      const targets = who === "*" ? [...project.agents.values()] : [project.agents.get(who)!];
-      for (const agent of targets) {
-        for (const e of computeEffectBound(agent)) {
-          if (e.effect !== effect) continue;
-          diagnostics.push(
-            diagnostic(
-              "TF5006",
-              e.span,
-              `Policy/${p.policy} forbids \`${effect}\` for ${who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent.name} reaches it through ${e.tool} (${e.mode})`,
-              {
-                hint: `remove the grant ${e.tool}, or change the policy`,
-                related: [{ span: p.span, message: `forbid rule in Policy/${p.policy}` }],
-              },
-            ),
-          );
-        }
-      }
-    } else if ("requireApproval" in rule) {
-      const effect = rule.requireApproval.effect;
-      for (const agent of project.agents.values()) {
-        for (const e of computeEffectBound(agent)) {
-          if (e.effect !== effect || e.mode === "gated") continue;
-          diagnostics.push(
-            diagnostic(
-              "TF5007",
-              e.span,
-              `Policy/${p.policy} requires approval for \`${effect}\`, but Agent/${agent.name} reaches it autonomously through ${e.tool}`,
-              {
-                hint: `write \`${e.tool} requires approval\``,
-                related: [{ span: p.span, message: `requireApproval rule in Policy/${p.policy}` }],
-              },
-            ),
-          );
-        }
-      }
+    if (!("forbid" in p.rule)) continue;
+    const { agent: who, effect } = p.rule.forbid;
+    if (who !== "*" && !project.agents.has(who)) {
+      const hint = didYouMean(who, agentNames);
+      diagnostics.push(
+        diagnostic(
+          "TF3011",
+          p.span,
+          `Policy/${p.policy} forbids \`${effect}\` for agent \`${who}\`, which is not declared`,
+          hint ? { hint } : {},
+        ),
+      );
     }
+  }
+  for (const v of findPolicyViolations(project)) {
+    diagnostics.push(
+      diagnostic(v.code, v.grantSpan, v.message, {
+        hint:
+          v.rule === "forbid"
+            ? `remove the grant ${v.tool}, or change the policy`
+            : `write \`${v.tool} requires approval\``,
+        related: [{ span: v.ruleSpan, message: `${v.rule} rule in Policy/${v.policy}` }],
+      }),
+    );
   }
 
   const workflowNames = [...project.workflows.keys()];

@@ -1,0 +1,106 @@
+/**
+ * What plan, apply and test share: reading the project at --project, validating it, and
+ * finding the prior side of a plan (a git revision with --against, else the state file).
+ */
+import { relative, resolve } from "node:path";
+import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
+import { readStateFile } from "../../adapters/fs/state-file.ts";
+import { readProjectAtRevision } from "../../adapters/git/read-revision.ts";
+import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
+import type { Plan } from "../../core/plan/plan.ts";
+import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
+import type { StateFile } from "../../core/plan/state.ts";
+import { countBySeverity, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import { type ValidationResult, validateProject } from "../../core/validate.ts";
+import { type CliIo, useColor } from "../io.ts";
+
+export interface ProjectContext {
+  root: string;
+  validation: ValidationResult;
+  diagnostics: Diagnostic[];
+  displayPath: (file: string) => string;
+  where: string;
+}
+
+export async function loadProject(
+  io: CliIo,
+  projectArg: string | undefined,
+): Promise<ProjectContext> {
+  const root = resolve(io.cwd, projectArg ?? ".");
+  const read = await readProjectDirectory(root);
+  const validation = validateProject(read.files);
+  return {
+    root,
+    validation,
+    diagnostics: sortDiagnostics([...read.diagnostics, ...validation.diagnostics]),
+    displayPath: (file: string) => relative(io.cwd, resolve(root, file)) || file,
+    where: relative(io.cwd, root) || ".",
+  };
+}
+
+export function printDiagnostics(
+  io: CliIo,
+  ctx: ProjectContext,
+  diagnostics: readonly Diagnostic[],
+  write = io.stdout,
+): void {
+  if (diagnostics.length === 0) return;
+  write(
+    `${renderDiagnosticsText(diagnostics, { sources: ctx.validation.project.sources, displayPath: ctx.displayPath, color: useColor(io) })}\n\n`,
+  );
+}
+
+export function statePath(io: CliIo, ctx: ProjectContext, stateArg: string | undefined): string {
+  return stateArg
+    ? resolve(io.cwd, stateArg)
+    : resolve(ctx.root, ctx.validation.project.settings.statePath);
+}
+
+export interface Prior {
+  resources: ResourceRecord[];
+  source: Plan["prior"];
+  /** How the no-changes line names it. */
+  name: string;
+  state?: StateFile;
+}
+
+export async function loadPrior(
+  io: CliIo,
+  ctx: ProjectContext,
+  options: { against?: string; state?: string },
+): Promise<Prior> {
+  if (options.against !== undefined) {
+    const rev = await readProjectAtRevision(ctx.root, options.against);
+    if (!rev.existed) {
+      io.stderr(
+        `note: ${ctx.where} has no terfyn.yaml at ${options.against}; everything is planned as new\n`,
+      );
+      return {
+        resources: [],
+        source: { source: "git", ref: options.against, commit: rev.commit },
+        name: options.against,
+      };
+    }
+    const prior = validateProject(rev.files);
+    const { errors } = countBySeverity(prior.diagnostics);
+    if (errors > 0) {
+      io.stderr(
+        `note: the project at ${options.against} has ${errors} validation error${errors === 1 ? "" : "s"}; its side of the plan is what could be resolved\n`,
+      );
+    }
+    return {
+      resources: projectResources(prior.project).resources,
+      source: { source: "git", ref: options.against, commit: rev.commit },
+      name: options.against,
+    };
+  }
+  const path = statePath(io, ctx, options.state);
+  const state = await readStateFile(path);
+  if (!state) return { resources: [], source: { source: "none" }, name: "an empty state" };
+  return {
+    resources: state.resources,
+    source: { source: "state", ref: relative(io.cwd, path) || path },
+    name: "the state",
+    state,
+  };
+}

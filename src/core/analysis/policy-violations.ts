@@ -1,0 +1,84 @@
+/**
+ * Policy violations as data: every grant that reaches an effect a `forbid` rule forbids for its
+ * agent, and every autonomous grant reaching an effect under `requireApproval`. Validation
+ * turns these into diagnostics; the plan lists them and fails on them. Pure.
+ */
+import type { Span } from "../diagnostics.ts";
+import type { ResolvedProject } from "../model/project.ts";
+import { computeEffectBound, type EffectBoundEntry } from "./effect-bound.ts";
+
+export interface PolicyViolationRecord {
+  code: "TF5006" | "TF5007";
+  policy: string;
+  rule: "forbid" | "requireApproval";
+  /** The rule's `agent` (`*` for every agent); for requireApproval, `*`. */
+  ruleAgent: string;
+  agent: string;
+  effect: string;
+  tool: string;
+  mode: EffectBoundEntry["mode"];
+  message: string;
+  grantSpan: Span;
+  ruleSpan: Span;
+}
+
+export function findPolicyViolations(project: ResolvedProject): PolicyViolationRecord[] {
+  const out: PolicyViolationRecord[] = [];
+  const bounds = new Map<string, EffectBoundEntry[]>();
+  const boundOf = (name: string) => {
+    let b = bounds.get(name);
+    if (!b) {
+      const agent = project.agents.get(name);
+      b = agent ? computeEffectBound(agent) : [];
+      bounds.set(name, b);
+    }
+    return b;
+  };
+  for (const p of project.policies) {
+    const rule = p.rule;
+    if ("forbid" in rule) {
+      const { agent: who, effect } = rule.forbid;
+      const targets =
+        who === "*" ? [...project.agents.keys()] : project.agents.has(who) ? [who] : [];
+      for (const agent of targets) {
+        for (const e of boundOf(agent)) {
+          if (e.effect !== effect) continue;
+          out.push({
+            code: "TF5006",
+            policy: p.policy,
+            rule: "forbid",
+            ruleAgent: who,
+            agent,
+            effect,
+            tool: e.tool,
+            mode: e.mode,
+            message: `Policy/${p.policy} forbids \`${effect}\` for ${who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent} reaches it through ${e.tool} (${e.mode})`,
+            grantSpan: e.span,
+            ruleSpan: p.span,
+          });
+        }
+      }
+    } else if ("requireApproval" in rule) {
+      const effect = rule.requireApproval.effect;
+      for (const agent of project.agents.keys()) {
+        for (const e of boundOf(agent)) {
+          if (e.effect !== effect || e.mode === "gated") continue;
+          out.push({
+            code: "TF5007",
+            policy: p.policy,
+            rule: "requireApproval",
+            ruleAgent: "*",
+            agent,
+            effect,
+            tool: e.tool,
+            mode: e.mode,
+            message: `Policy/${p.policy} requires approval for \`${effect}\`, but Agent/${agent} reaches it autonomously through ${e.tool}`,
+            grantSpan: e.span,
+            ruleSpan: p.span,
+          });
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+/**
+ * From a validated project and a prior resource set to a plan. The one place that decides
+ * whether a project can be planned: structural errors stop it; policy violations do not (the
+ * plan shows them and fails), so reviewers see what the forbidden change would do.
+ */
+import { findPolicyViolations } from "../analysis/policy-violations.ts";
+import type { Diagnostic } from "../diagnostics.ts";
+import type { ValidationResult } from "../validate.ts";
+import { computePlan } from "./compute-plan.ts";
+import type { Plan } from "./plan.ts";
+import { projectResources, type ResourceRecord } from "./resources.ts";
+
+/** Diagnostics a plan is shown with (the plan's own violations) rather than stopped by. */
+const PLANNABLE_CODES = new Set(["TF5006", "TF5007"]);
+
+export type PlanProjectResult =
+  | { ok: true; plan: Plan; resources: ResourceRecord[]; blocking: [] }
+  | { ok: false; blocking: Diagnostic[] };
+
+export function planProject(
+  current: ValidationResult,
+  prior: { resources: readonly ResourceRecord[]; source: Plan["prior"] },
+): PlanProjectResult {
+  const blocking = current.diagnostics.filter(
+    (d) => d.severity === "error" && !PLANNABLE_CODES.has(d.code),
+  );
+  if (blocking.length > 0) return { ok: false, blocking };
+  const { resources, locations } = projectResources(current.project);
+  const violations = findPolicyViolations(current.project).map((v) => ({
+    code: v.code,
+    policy: v.policy,
+    rule: v.rule,
+    agent: v.agent,
+    effect: v.effect,
+    tool: v.tool,
+    message: v.message,
+  }));
+  const plan = computePlan({
+    project: current.project.settings.name,
+    prior: prior.resources,
+    priorSource: prior.source,
+    current: resources,
+    locations,
+    violations,
+  });
+  return { ok: true, plan, resources, blocking: [] };
+}

@@ -1,0 +1,113 @@
+/**
+ * The plan: what applying the current configuration would change, and above all what authority
+ * it gives or takes away. Pure data with a versioned JSON form (`format_version`); every
+ * renderer (text, JSON, Markdown, annotations, SARIF) reads this object and nothing else.
+ */
+import type {
+  BoundEntry,
+  JsonValue,
+  ResourceKind,
+  ResourceLocations,
+  Severity,
+  SourceLocation,
+} from "./resources.ts";
+
+export const PLAN_FORMAT_VERSION = "1";
+
+export type ChangeAction = "create" | "update" | "delete";
+
+/** One attribute that differs: `spec.tools.2`, with `before`/`after` absent when missing. */
+export interface AttributeChange {
+  path: string;
+  before?: JsonValue;
+  after?: JsonValue;
+}
+
+export interface ResourceChange {
+  address: string;
+  kind: ResourceKind;
+  action: ChangeAction;
+  attributes: AttributeChange[];
+}
+
+/** The bound lines a change added to (or took from) one agent. */
+export interface EffectBoundDelta {
+  address: string;
+  action: ChangeAction;
+  added: BoundEntry[];
+  removed: BoundEntry[];
+}
+
+export interface CapabilityDelta {
+  address: string;
+  added: { tool: string; mode: "autonomous" | "gated" }[];
+  removed: { tool: string; mode: "autonomous" | "gated" }[];
+  mode_changes: { tool: string; from: "autonomous" | "gated"; to: "autonomous" | "gated" }[];
+}
+
+export type AuthorityChange = "WIDENED" | "NARROWED" | "UNCHANGED";
+
+export interface AgentAuthority {
+  address: string;
+  autonomous: AuthorityChange;
+  gated: AuthorityChange;
+}
+
+export interface RiskItem {
+  severity: Severity;
+  kind: string;
+  message: string;
+  /** The resource the item is about, when it is about one. */
+  address?: string;
+}
+
+export interface WorkflowSummary {
+  address: string;
+  action: ChangeAction | "unchanged";
+  effects: string[];
+  loop_limits: number[];
+  max_iterations: number;
+  hitl: string[];
+  model_call_bound: number;
+}
+
+/** A policy rule the configuration breaks (forbidden effect, missing approval). */
+export interface PolicyViolation {
+  code: string;
+  policy: string;
+  rule: "forbid" | "requireApproval";
+  agent: string;
+  effect: string;
+  tool: string;
+  message: string;
+}
+
+export interface Plan {
+  format_version: string;
+  project: string;
+  /** What the plan compares against. Not part of the hash. */
+  prior: { source: "none" | "state" | "git"; ref?: string; commit?: string };
+  changes: ResourceChange[];
+  effect_bounds: EffectBoundDelta[];
+  capability_delta: CapabilityDelta[];
+  authority: { autonomous: AuthorityChange; gated: AuthorityChange; agents: AgentAuthority[] };
+  risk_delta: RiskItem[];
+  workflows: WorkflowSummary[];
+  policy_violations: PolicyViolation[];
+  summary: {
+    add: number;
+    change: number;
+    destroy: number;
+    widened: boolean;
+    forbidden: boolean;
+    has_changes: boolean;
+  };
+  /** sha256 of the canonical JSON of the configuration both sides resolve to. */
+  digests: { prior: string; current: string };
+  /** `sha256:` over the canonical JSON of everything above except `prior`. */
+  hash: string;
+  /** Where the current resources and grants are declared. Not part of the hash. */
+  locations: ResourceLocations;
+}
+
+export type { BoundEntry, SourceLocation };

@@ -1,0 +1,197 @@
+/**
+ * The project as plannable resources: `Agent/…`, `Workflow/…`, `Tool/…`, `Schema/…`,
+ * `Policy/…`, each with a JSON spec (what is diffed), and for agents and workflows the derived
+ * bounds (what authority is compared on). This is also exactly what the state file records.
+ * Pure.
+ */
+import { computeEffectBound } from "../analysis/effect-bound.ts";
+import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
+import type { GrantMode, ResolvedProject } from "../model/project.ts";
+
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+export type ResourceKind = "Agent" | "Workflow" | "Tool" | "Schema" | "Policy";
+
+export type Severity = "critical" | "high" | "medium" | "low" | "info";
+
+export const SEVERITY_ORDER: readonly Severity[] = ["critical", "high", "medium", "low", "info"];
+
+/** One reachable (effect, mode, operation) of an agent, with the severity the plan gives it. */
+export interface BoundEntry {
+  effect: string;
+  mode: GrantMode;
+  tool: string;
+  severity: Severity;
+}
+
+export interface WorkflowBoundsRecord {
+  effects: string[];
+  loop_limits: number[];
+  max_iterations: number;
+  hitl: string[];
+  model_call_bound: number;
+}
+
+export interface ResourceRecord {
+  address: string;
+  kind: ResourceKind;
+  name: string;
+  spec: JsonValue;
+  /** Agents only. */
+  effect_bound?: BoundEntry[];
+  /** Workflows only. */
+  bounds?: WorkflowBoundsRecord;
+}
+
+/** Where things are in the current sources: for annotations, never part of a hash. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export interface ResourceLocations {
+  /** Address → the declaration. */
+  resources: Record<string, SourceLocation>;
+  /** `Agent/X tool.t.op` → the grant. */
+  grants: Record<string, SourceLocation>;
+}
+
+/** A grant as written in an agent's `spec.tools`. */
+export function grantLabel(ref: string, mode: GrantMode): string {
+  return mode === "gated" ? `${ref} requires approval` : ref;
+}
+
+/** Severity of reaching an effect in a mode: the policy's `risk` for it, else high/medium. */
+export function effectSeverity(
+  project: ResolvedProject,
+  effect: string,
+  mode: GrantMode,
+): Severity {
+  let level: Severity | undefined;
+  for (const p of project.policies) {
+    if ("risk" in p.rule && p.rule.risk.effect === effect) {
+      const l = p.rule.risk.level as Severity;
+      if (level === undefined || SEVERITY_ORDER.indexOf(l) < SEVERITY_ORDER.indexOf(level))
+        level = l;
+    }
+  }
+  return level ?? (mode === "autonomous" ? "high" : "medium");
+}
+
+export function projectResources(project: ResolvedProject): {
+  resources: ResourceRecord[];
+  locations: ResourceLocations;
+} {
+  const resources: ResourceRecord[] = [];
+  const locations: ResourceLocations = { resources: {}, grants: {} };
+  const bounds = computeWorkflowBounds(project);
+
+  for (const agent of project.agents.values()) {
+    const address = `Agent/${agent.name}`;
+    resources.push({
+      address,
+      kind: "Agent",
+      name: agent.name,
+      spec: {
+        model: agent.model,
+        instructions: agent.instructions,
+        input: agent.input ?? null,
+        output: agent.output ?? null,
+        maxTurns: agent.maxTurns,
+        tools: agent.grants.map((g) => grantLabel(g.ref, g.mode)),
+      },
+      effect_bound: computeEffectBound(agent).map((e) => ({
+        effect: e.effect,
+        mode: e.mode,
+        tool: e.tool,
+        severity: effectSeverity(project, e.effect, e.mode),
+      })),
+    });
+    locations.resources[address] = agent.span;
+    for (const g of agent.grants) locations.grants[`${address} ${g.ref}`] = g.span;
+  }
+
+  for (const wf of project.workflows.values()) {
+    const address = `Workflow/${wf.name}`;
+    const b = bounds.get(wf.name);
+    resources.push({
+      address,
+      kind: "Workflow",
+      name: wf.name,
+      spec: {
+        params: wf.params.map((p) => ({ name: p.name, type: p.type })),
+        returns: wf.returns,
+        effects: wf.declaredEffects.map((e) => e.name),
+        loops: wf.loops.map((l) => l.limit),
+        calls: [
+          ...new Set(
+            wf.calls.map((c) => `${c.kind === "agent" ? "Agent" : "Workflow"}/${c.callee}`),
+          ),
+        ].sort(),
+        approvals: wf.approvals.map((a) => a.label ?? "approve"),
+      },
+      bounds: {
+        effects: b?.effects ?? [],
+        loop_limits: b?.loopLimits ?? [],
+        max_iterations: b?.maxIterations ?? 0,
+        hitl: (b?.hitl ?? []).map((h) =>
+          h.kind === "approve" ? `approve "${h.detail}"` : `${h.detail} requires approval`,
+        ),
+        model_call_bound: b?.modelCallBound ?? 0,
+      },
+    });
+    locations.resources[address] = wf.span;
+  }
+
+  for (const tool of project.tools.values()) {
+    const address = `Tool/${tool.name}`;
+    const operations: Record<string, JsonValue> = {};
+    for (const op of [...tool.operations.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      operations[op.name] = { effects: [...op.effects].sort(), idempotent: op.idempotent };
+    }
+    const spec: Record<string, JsonValue> = { adapter: tool.adapter, operations };
+    if (tool.workspace) {
+      spec.workspace = {
+        root: tool.workspace.root ?? null,
+        testCommand: tool.workspace.testCommand ?? null,
+      };
+    }
+    resources.push({ address, kind: "Tool", name: tool.name, spec });
+    locations.resources[address] = tool.bindingSpan ?? tool.span;
+  }
+
+  for (const schema of project.schemas.values()) {
+    const address = `Schema/${schema.name}`;
+    resources.push({
+      address,
+      kind: "Schema",
+      name: schema.name,
+      spec: schema.schema as JsonValue,
+    });
+    locations.resources[address] = schema.span;
+  }
+
+  const policies = new Map<string, { rules: JsonValue[]; span: SourceLocation }>();
+  for (const p of project.policies) {
+    const entry = policies.get(p.policy) ?? { rules: [], span: p.span };
+    entry.rules.push(p.rule as JsonValue);
+    policies.set(p.policy, entry);
+  }
+  for (const [name, { rules, span }] of policies) {
+    const address = `Policy/${name}`;
+    resources.push({ address, kind: "Policy", name, spec: { rules } });
+    locations.resources[address] = span;
+  }
+
+  resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { resources, locations };
+}
