@@ -8,6 +8,7 @@ import { StateFileError } from "../adapters/fs/state-file.ts";
 import { GitRevisionError } from "../adapters/git/read-revision.ts";
 import { applyCommand } from "./commands/apply.ts";
 import { planCommand } from "./commands/plan.ts";
+import { testCommand } from "./commands/test.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { type CliIo, UsageError, UserError } from "./io.ts";
 import { VERSION } from "./version.ts";
@@ -20,6 +21,10 @@ const COMMANDS: Record<string, Command> = {
   validate: { summary: "check a project's .agent files and YAML resources", run: validateCommand },
   plan: { summary: "show what would change, above all in agents' authority", run: planCommand },
   apply: { summary: "record the resources and effect bounds in the state file", run: applyCommand },
+  test: {
+    summary: "check capability assertions over the effect bounds, with no model",
+    run: testCommand,
+  },
 };
 
 export function mainHelp(): string {

@@ -1,0 +1,147 @@
+/**
+ * Capability tests: `CapabilityTest` assertions checked statically over the effect bound and
+ * workflow bounds, with no model. A failing assertion names the grant (or loop) and the
+ * `.agent` line responsible. Pure.
+ */
+import { computeEffectBound, type EffectBoundEntry } from "../analysis/effect-bound.ts";
+import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
+import type { Assertion } from "../config/schemas.ts";
+import type { Span } from "../diagnostics.ts";
+import type { ResolvedProject } from "../model/project.ts";
+
+export interface AssertionResult {
+  /** The CapabilityTest's name. */
+  test: string;
+  /** The assertion's kind: forbidEffect, allowEffect, … */
+  kind: string;
+  /** The assertion as one line: `forbidEffect { agent: Reviewer, effect: workspace.write }`. */
+  text: string;
+  passed: boolean;
+  /** For a failure: what reaches, or what is missing (locations are in `culprit`). */
+  reason?: string;
+  /** For a failure: the `.agent` location responsible (a grant or a loop), when there is one. */
+  culprit?: Span;
+  /** Where the assertion is written. */
+  span: Span;
+}
+
+export interface CapabilityTestReport {
+  results: AssertionResult[];
+  passed: number;
+  failed: number;
+}
+
+export function describeAssertion(a: Assertion): { kind: string; text: string } {
+  const [kind, body] = Object.entries(a)[0] as [string, Record<string, unknown>];
+  const fields = Object.entries(body).map(
+    ([k, v]) => `${k}: ${Array.isArray(v) ? `[${v.join(", ")}]` : String(v)}`,
+  );
+  return { kind, text: `${kind} { ${fields.join(", ")} }` };
+}
+
+export function runCapabilityTests(project: ResolvedProject): CapabilityTestReport {
+  const bounds = new Map<string, EffectBoundEntry[]>();
+  const boundOf = (agent: string) => {
+    let b = bounds.get(agent);
+    if (!b) {
+      const a = project.agents.get(agent);
+      b = a ? computeEffectBound(a) : [];
+      bounds.set(agent, b);
+    }
+    return b;
+  };
+  const workflowBounds = computeWorkflowBounds(project);
+  const results: AssertionResult[] = [];
+
+  for (const test of project.capabilityTests) {
+    test.value.spec.assertions.forEach((assertion, i) => {
+      const { kind, text } = describeAssertion(assertion);
+      const base = { test: test.name, kind, text, span: test.spanOf(["spec", "assertions", i]) };
+      const fail = (reason: string, culprit?: Span): AssertionResult =>
+        culprit ? { ...base, passed: false, reason, culprit } : { ...base, passed: false, reason };
+      const pass: AssertionResult = { ...base, passed: true };
+      const noAgent = (name: string) => fail(`no agent named ${name} in this project`);
+      const noWorkflow = (name: string) => fail(`no workflow named ${name} in this project`);
+
+      if ("forbidEffect" in assertion) {
+        const { agent, effect } = assertion.forbidEffect;
+        if (!project.agents.has(agent)) return void results.push(noAgent(agent));
+        const reaching = boundOf(agent).filter((e) => e.effect === effect);
+        const first = reaching[0];
+        results.push(
+          first
+            ? fail(
+                `Agent/${agent} reaches ${effect} through ${reaching.map((e) => `${e.tool} (${e.mode})`).join(", ")}`,
+                first.span,
+              )
+            : pass,
+        );
+      } else if ("allowEffect" in assertion) {
+        const { agent, effect, mode = "any" } = assertion.allowEffect;
+        if (!project.agents.has(agent)) return void results.push(noAgent(agent));
+        const reaching = boundOf(agent).filter((e) => e.effect === effect);
+        if (reaching.some((e) => mode === "any" || e.mode === mode)) results.push(pass);
+        else if (reaching.length > 0) {
+          results.push(
+            fail(
+              `Agent/${agent} reaches ${effect} only ${reaching[0]?.mode} (through ${reaching.map((e) => e.tool).join(", ")}), not ${mode}`,
+              reaching[0]?.span,
+            ),
+          );
+        } else {
+          results.push(
+            fail(
+              `Agent/${agent} holds no grant that reaches ${effect}`,
+              project.agents.get(agent)?.span,
+            ),
+          );
+        }
+      } else if ("maxIterations" in assertion) {
+        const { workflow, limit } = assertion.maxIterations;
+        const b = workflowBounds.get(workflow);
+        if (!b) return void results.push(noWorkflow(workflow));
+        if (b.maxIterations <= limit) results.push(pass);
+        else {
+          const wf = project.workflows.get(workflow);
+          const loop = wf?.loops.reduce<(typeof wf.loops)[number] | undefined>(
+            (m, l) => (m === undefined || l.limit > m.limit ? l : m),
+            undefined,
+          );
+          results.push(
+            fail(
+              `Workflow/${workflow} may run up to ${b.maxIterations} iterations${loop ? ` (its largest loop has limit ${loop.limit})` : ""}`,
+              loop?.limitSpan ?? wf?.span,
+            ),
+          );
+        }
+      } else if ("workflowEffects" in assertion) {
+        const { workflow, equals } = assertion.workflowEffects;
+        const b = workflowBounds.get(workflow);
+        if (!b) return void results.push(noWorkflow(workflow));
+        const want = new Set(equals);
+        const missing = [...want].filter((e) => !b.effects.includes(e)).sort();
+        const extra = b.effects.filter((e) => !want.has(e));
+        if (missing.length === 0 && extra.length === 0) results.push(pass);
+        else {
+          const parts = [`Workflow/${workflow} reaches [${b.effects.join(", ")}]`];
+          if (extra.length > 0) parts.push(`not expected: ${extra.join(", ")}`);
+          if (missing.length > 0) parts.push(`expected but unreachable: ${missing.join(", ")}`);
+          results.push(fail(parts.join("; "), project.workflows.get(workflow)?.span));
+        }
+      } else if ("requiresApproval" in assertion) {
+        const { agent, tool } = assertion.requiresApproval;
+        const a = project.agents.get(agent);
+        if (!a) return void results.push(noAgent(agent));
+        const grant = a.grants.find((g) => g.ref === tool);
+        if (!grant) results.push(fail(`Agent/${agent} holds no grant ${tool}`, a.span));
+        else if (grant.mode === "gated") results.push(pass);
+        else
+          results.push(
+            fail(`grant ${tool} is autonomous; write \`${tool} requires approval\``, grant.span),
+          );
+      }
+    });
+  }
+  const failed = results.filter((r) => !r.passed).length;
+  return { results, passed: results.length - failed, failed };
+}
