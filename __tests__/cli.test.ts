@@ -19,7 +19,18 @@ describe("terfyn CLI", () => {
     expect(r.stdout).toMatch(/validate\s+check a project/);
   });
 
-  it("gives every command --help", async () => {
+  it("gives every listed command a --help that starts with its usage", async () => {
+    const help = (await runTerfyn(["--help"], repo)).stdout;
+    const commands = [...help.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] as string);
+    expect(commands).toEqual(expect.arrayContaining(["validate", "plan", "apply", "test"]));
+    for (const c of commands) {
+      const r = await runTerfyn([c, "--help"], repo);
+      expect(r.code, c).toBe(0);
+      expect(r.stdout.startsWith(`Usage: terfyn ${c}`), c).toBe(true);
+    }
+  });
+
+  it("gives validate --help, also as `terfyn help validate`", async () => {
     const r = await runTerfyn(["validate", "--help"], repo);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage: terfyn validate --project DIR");

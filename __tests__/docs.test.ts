@@ -21,7 +21,7 @@ describe("documentation", () => {
     );
     const blocks = [...setup.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]?.trim());
     expect(blocks).toEqual([
-      "npm ci && npx terfyn validate --project examples/implement-review-loop",
+      "npm ci && npx terfyn plan --project examples/implement-review-loop",
       "npm test",
     ]);
     const ci = readFileSync(join(repo, ".ci", "run"), "utf8");
