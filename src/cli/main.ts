@@ -4,10 +4,16 @@
  */
 import { createInterface } from "node:readline/promises";
 import { ProjectNotFoundError } from "../adapters/fs/read-project.ts";
+import { RunDirectoryError } from "../adapters/fs/run-store.ts";
 import { StateFileError } from "../adapters/fs/state-file.ts";
 import { GitRevisionError } from "../adapters/git/read-revision.ts";
+import { ModelScriptError } from "../adapters/models/model-script.ts";
+import { ToolSetupError } from "../adapters/workspace/tool-router.ts";
 import { applyCommand } from "./commands/apply.ts";
+import { approveCommand } from "./commands/approve.ts";
 import { planCommand } from "./commands/plan.ts";
+import { runCommand } from "./commands/run.ts";
+import { runsCommand } from "./commands/runs.ts";
 import { testCommand } from "./commands/test.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { type CliIo, UsageError, UserError } from "./io.ts";
@@ -25,6 +31,15 @@ const COMMANDS: Record<string, Command> = {
     summary: "check capability assertions over the effect bounds, with no model",
     run: testCommand,
   },
+  run: {
+    summary: "execute a workflow: capability gate, sandbox, journal, resume",
+    run: runCommand,
+  },
+  approve: {
+    summary: "approve what a paused run awaits, by its content hash",
+    run: approveCommand,
+  },
+  runs: { summary: "list runs, or show one run's state and journal", run: runsCommand },
 };
 
 export function mainHelp(): string {
@@ -70,6 +85,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       e instanceof UserError ||
       e instanceof ProjectNotFoundError ||
       e instanceof StateFileError ||
+      e instanceof RunDirectoryError ||
+      e instanceof ModelScriptError ||
+      e instanceof ToolSetupError ||
       e instanceof GitRevisionError
     ) {
       io.stderr(`terfyn ${first}: ${e.message}\n`);

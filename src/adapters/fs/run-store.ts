@@ -1,0 +1,162 @@
+/**
+ * A run directory on disk: `journal.jsonl` (append-only, fsync'd after every event),
+ * `state.json` (written atomically), `approvals.jsonl` (append-only) and `input.json`.
+ * `TERFYN_TEST_KILL_AFTER_EVENT=N` makes the process SIGKILL itself right after the N-th event
+ * of this session is durable: the crash tests use it to stop a real run at every journal point.
+ */
+import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import type { JournalEvent } from "../../core/engine/journal.ts";
+
+export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
+
+export interface RunState {
+  run_id: string;
+  workflow: string;
+  /** Absolute path of the project the run belongs to. */
+  project: string;
+  ir_hash: string;
+  status: RunStatus;
+  iteration: number;
+  cursor: string;
+  /** Set while awaiting approval: what to approve. */
+  awaiting?: { hash: string; step: string; label: string; kind: "approve" | "gated-grant" };
+  model_script?: string;
+  result?: unknown;
+  error?: string;
+  started_at: string;
+  updated_at: string;
+}
+
+export class RunDirectoryError extends Error {}
+
+export interface ApprovalRecord {
+  hash: string;
+  approved_at: string;
+  by: string;
+}
+
+export class RunStore {
+  private fd: number | undefined;
+  private written = 0;
+  private readonly killAfter: number | undefined;
+
+  constructor(
+    readonly dir: string,
+    env: Record<string, string | undefined> = {},
+  ) {
+    const k = env.TERFYN_TEST_KILL_AFTER_EVENT;
+    this.killAfter = k !== undefined && /^\d+$/.test(k) ? Number(k) : undefined;
+  }
+
+  static async create(
+    dir: string,
+    env: Record<string, string | undefined> = {},
+  ): Promise<RunStore> {
+    await mkdir(dir, { recursive: true });
+    return new RunStore(dir, env);
+  }
+
+  get journalPath(): string {
+    return join(this.dir, "journal.jsonl");
+  }
+
+  async append(event: JournalEvent): Promise<void> {
+    if (this.fd === undefined) this.fd = openSync(this.journalPath, "a");
+    writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    fsyncSync(this.fd);
+    this.written++;
+    if (this.killAfter !== undefined && this.written >= this.killAfter)
+      process.kill(process.pid, "SIGKILL");
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Every complete event; a torn last line (a crash mid-write) is ignored. */
+  async readJournal(): Promise<JournalEvent[]> {
+    let text: string;
+    try {
+      text = await readFile(this.journalPath, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+    const events: JournalEvent[] = [];
+    const lines = text.split("\n");
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === "") continue;
+      try {
+        events.push(JSON.parse(line) as JournalEvent);
+      } catch {
+        if (i === lines.length - 1) break;
+        throw new RunDirectoryError(
+          `${this.journalPath}:${i + 1} is not a JSON event; the journal is damaged`,
+        );
+      }
+    }
+    return events;
+  }
+
+  async writeState(state: RunState): Promise<void> {
+    await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
+      fsync: true,
+    });
+  }
+
+  async readState(): Promise<RunState> {
+    let text: string;
+    try {
+      text = await readFile(join(this.dir, "state.json"), "utf8");
+    } catch {
+      throw new RunDirectoryError(`${this.dir} is not a run directory (no state.json)`);
+    }
+    try {
+      return JSON.parse(text) as RunState;
+    } catch {
+      throw new RunDirectoryError(`${join(this.dir, "state.json")} is not valid JSON`);
+    }
+  }
+
+  async writeInput(input: unknown): Promise<void> {
+    await writeFileAtomic(join(this.dir, "input.json"), `${JSON.stringify(input, null, 2)}\n`, {
+      fsync: true,
+    });
+  }
+
+  async readInput(): Promise<unknown> {
+    return JSON.parse(await readFile(join(this.dir, "input.json"), "utf8"));
+  }
+
+  async appendApproval(record: ApprovalRecord): Promise<void> {
+    const fd = openSync(join(this.dir, "approvals.jsonl"), "a");
+    try {
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async readApprovals(): Promise<ApprovalRecord[]> {
+    try {
+      const text = await readFile(join(this.dir, "approvals.jsonl"), "utf8");
+      return text
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as ApprovalRecord];
+          } catch {
+            return [];
+          }
+        });
+    } catch {
+      return [];
+    }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `mock/script`: a YAML script of model turns per agent (DESIGN.md, "model script"), consumed
+ * in order across invocations, so `terfyn run` works end to end offline and in CI. The engine
+ * passes each agent's turn ordinal, so a resumed run continues where the script left off.
+ */
+import { readFile } from "node:fs/promises";
+import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import type { ModelResponse } from "../../core/engine/journal.ts";
+import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
+
+const turnSchema = z.union([
+  z
+    .object({
+      toolCalls: z
+        .array(
+          z
+            .object({
+              tool: z.string().min(1),
+              input: z.unknown().optional(),
+              id: z.string().optional(),
+            })
+            .strict(),
+        )
+        .min(1),
+      text: z.string().optional(),
+    })
+    .strict(),
+  z.object({ output: z.unknown(), text: z.string().optional() }).strict(),
+]);
+
+const scriptSchema = z.object({ agents: z.record(z.string(), z.array(turnSchema)) }).strict();
+
+export class ModelScriptError extends Error {}
+
+export class ScriptedModel implements ModelPort {
+  private constructor(
+    readonly path: string,
+    private readonly agents: Record<string, z.infer<typeof turnSchema>[]>,
+  ) {}
+
+  static async load(path: string): Promise<ScriptedModel> {
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch {
+      throw new ModelScriptError(`cannot read the model script ${path}`);
+    }
+    return ScriptedModel.parse(path, text);
+  }
+
+  static parse(path: string, text: string): ScriptedModel {
+    const lineCounter = new LineCounter();
+    const doc = parseDocument(text, { lineCounter });
+    if (doc.errors.length > 0) {
+      const e = doc.errors[0];
+      const pos = e ? lineCounter.linePos(e.pos[0]) : { line: 1, col: 1 };
+      throw new ModelScriptError(`${path}:${pos.line}:${pos.col}: ${e?.message.split("\n")[0]}`);
+    }
+    const parsed = scriptSchema.safeParse(doc.toJS());
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const p = issue?.path.filter((x): x is string | number => typeof x !== "symbol") ?? [];
+      let node = doc.contents as unknown;
+      let offset = 0;
+      for (const seg of p) {
+        const next = isMap(node)
+          ? node.get(seg, true)
+          : isSeq(node)
+            ? node.get(seg as number, true)
+            : undefined;
+        if (!next) break;
+        node = next;
+        offset = (next as { range?: [number] }).range?.[0] ?? offset;
+      }
+      const pos = lineCounter.linePos(offset);
+      throw new ModelScriptError(
+        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … })`,
+      );
+    }
+    return new ScriptedModel(path, parsed.data.agents);
+  }
+
+  async turn(request: ModelRequest): Promise<{ response: ModelResponse }> {
+    const turns = this.agents[request.agent];
+    if (!turns)
+      throw new Error(`the model script ${this.path} has no turns for agent ${request.agent}`);
+    const turn = turns[request.ordinal];
+    if (!turn) {
+      throw new Error(
+        `the model script ${this.path} has ${turns.length} turn(s) for agent ${request.agent}; turn ${request.ordinal + 1} was asked for`,
+      );
+    }
+    if ("toolCalls" in turn) {
+      const calls = turn.toolCalls.map((c, i) => ({
+        id: c.id ?? `call_${request.ordinal}_${i}`,
+        tool: c.tool,
+        input: c.input ?? {},
+      }));
+      return {
+        response:
+          turn.text === undefined
+            ? { kind: "tool_calls", calls }
+            : { kind: "tool_calls", calls, text: turn.text },
+      };
+    }
+    return {
+      response:
+        turn.text === undefined
+          ? { kind: "output", output: turn.output }
+          : { kind: "output", output: turn.output, text: turn.text },
+    };
+  }
+}

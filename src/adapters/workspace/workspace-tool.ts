@@ -1,0 +1,312 @@
+/**
+ * The native workspace tool: `read_file`, `write_file` and `run_tests`, confined to a sandbox.
+ *
+ * Containment is decided on real paths, by whole path components, at the time of use:
+ * - a path must be relative, without NUL, backslashes or `..` components;
+ * - reads open the file, then check the *opened* file's real path (via /proc/self/fd, or a
+ *   realpath + inode comparison where /proc is absent) is inside the root;
+ * - writes never follow a symlink at the final component (O_NOFOLLOW), create parents only
+ *   inside the root, check the opened file before truncating or writing a byte, and remove a
+ *   file they created outside the root if a swap got one there;
+ * - `run_tests` runs only the configured command, in the root, with a timeout and output cap.
+ */
+import { spawn } from "node:child_process";
+import { constants, type Stats } from "node:fs";
+import { lstat, mkdir, open, readlink, realpath, stat, unlink } from "node:fs/promises";
+import { isAbsolute, join, sep } from "node:path";
+
+export interface WorkspaceConfig {
+  root: string;
+  testCommand?: string;
+  /** Default 10 minutes. */
+  testTimeoutMs?: number;
+  /** Bytes of stdout and of stderr kept from run_tests (head and tail). Default 64 KiB. */
+  outputCapBytes?: number;
+  /** Largest file read_file returns. Default 1 MiB. */
+  maxReadBytes?: number;
+  /** Test seam: runs after the checks and before the open, to swap paths underneath. */
+  beforeOpen?: (absolutePath: string) => Promise<void> | void;
+}
+
+export class SandboxViolation extends Error {}
+
+export class WorkspaceTool {
+  private constructor(
+    private readonly rootReal: string,
+    private readonly config: WorkspaceConfig,
+  ) {}
+
+  /** Opens the sandbox; the root must exist and be a directory (its own real path is the boundary). */
+  static async open(config: WorkspaceConfig): Promise<WorkspaceTool> {
+    let real: string;
+    try {
+      real = await realpath(config.root);
+    } catch {
+      throw new Error(`the workspace root ${config.root} does not exist`);
+    }
+    if (!(await stat(real)).isDirectory())
+      throw new Error(`the workspace root ${config.root} is not a directory`);
+    return new WorkspaceTool(real, config);
+  }
+
+  get root(): string {
+    return this.rootReal;
+  }
+
+  async execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }> {
+    const args = (input ?? {}) as Record<string, unknown>;
+    try {
+      switch (operation) {
+        case "read_file":
+          return { ok: true, result: { content: await this.readFile(args.path) } };
+        case "write_file":
+          if (typeof args.content !== "string")
+            throw new SandboxViolation("content must be a string");
+          return {
+            ok: true,
+            result: {
+              written: await this.writeFile(args.path, args.content),
+              bytes: Buffer.byteLength(args.content),
+            },
+          };
+        case "run_tests":
+          return { ok: true, result: await this.runTests() };
+        default:
+          return {
+            ok: false,
+            result: { error: `the workspace tool has no operation ${operation}` },
+          };
+      }
+    } catch (e) {
+      return { ok: false, result: { error: (e as Error).message } };
+    }
+  }
+
+  /** Splits a user path into safe components, or refuses it. */
+  components(path: unknown): string[] {
+    if (typeof path !== "string" || path === "")
+      throw new SandboxViolation("path must be a non-empty string");
+    if (path.includes("\0")) throw new SandboxViolation("path contains a NUL byte");
+    if (path.includes("\\"))
+      throw new SandboxViolation("path contains a backslash; use / between components");
+    if (isAbsolute(path) || /^[A-Za-z]:/.test(path))
+      throw new SandboxViolation(
+        `absolute path ${path} is outside the sandbox; use a path relative to the workspace root`,
+      );
+    const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+    if (parts.includes(".."))
+      throw new SandboxViolation(`path ${path} contains ..; paths stay inside the workspace root`);
+    if (parts.length === 0)
+      throw new SandboxViolation(`path ${path} names the workspace root itself, not a file`);
+    return parts;
+  }
+
+  private inside(real: string): boolean {
+    return (
+      real === this.rootReal ||
+      real.startsWith(this.rootReal.endsWith(sep) ? this.rootReal : this.rootReal + sep)
+    );
+  }
+
+  /** The real path of what `handle` has open, or undefined if it cannot be proven. */
+  private async openedPath(
+    handle: import("node:fs/promises").FileHandle,
+    abs: string,
+  ): Promise<string | undefined> {
+    try {
+      return await readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      try {
+        const real = await realpath(abs);
+        const [a, b] = [await handle.stat(), await stat(real)];
+        return a.ino === b.ino && a.dev === b.dev ? real : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+
+  async readFile(path: unknown): Promise<string> {
+    const parts = this.components(path);
+    const abs = join(this.rootReal, ...parts);
+    await this.config.beforeOpen?.(abs);
+    let handle: import("node:fs/promises").FileHandle;
+    try {
+      handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new SandboxViolation(
+        code === "ENOENT"
+          ? `${parts.join("/")} does not exist`
+          : `cannot open ${parts.join("/")}: ${code}`,
+      );
+    }
+    try {
+      const real = await this.openedPath(handle, abs);
+      if (real === undefined || !this.inside(real))
+        throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
+      const st = await handle.stat();
+      if (!st.isFile()) throw new SandboxViolation(`${parts.join("/")} is not a regular file`);
+      const max = this.config.maxReadBytes ?? 1024 * 1024;
+      if (st.size > max)
+        throw new SandboxViolation(
+          `${parts.join("/")} is ${st.size} bytes; read_file returns at most ${max}`,
+        );
+      return await handle.readFile({ encoding: "utf8" });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async writeFile(path: unknown, content: string): Promise<string> {
+    const parts = this.components(path);
+    // Parents: each must be a directory whose real path stays inside the root; create the missing ones.
+    let dir = this.rootReal;
+    for (const part of parts.slice(0, -1)) {
+      const next = join(dir, part);
+      let st: Stats | undefined;
+      try {
+        st = await lstat(next);
+      } catch {
+        st = undefined;
+      }
+      if (st === undefined) {
+        await mkdir(next);
+      } else if (st.isSymbolicLink() || !st.isDirectory()) {
+        const real = await realpath(next).catch(() => undefined);
+        if (real === undefined || !this.inside(real) || !(await stat(real)).isDirectory()) {
+          throw new SandboxViolation(
+            `${parts.join("/")}: ${part} is not a directory inside the workspace root`,
+          );
+        }
+      }
+      dir = await realpath(next);
+      if (!this.inside(dir))
+        throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
+    }
+    const abs = join(dir, parts[parts.length - 1] as string);
+    await this.config.beforeOpen?.(abs);
+    let handle: import("node:fs/promises").FileHandle;
+    let created = true;
+    try {
+      handle = await open(
+        abs,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o644,
+      );
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") throw new SandboxViolation(`cannot write ${parts.join("/")}: ${code}`);
+      created = false;
+      try {
+        handle = await open(abs, constants.O_WRONLY | constants.O_NOFOLLOW);
+      } catch (e2) {
+        const c2 = (e2 as NodeJS.ErrnoException).code;
+        throw new SandboxViolation(
+          c2 === "ELOOP"
+            ? `${parts.join("/")} is a symbolic link; write_file never follows one`
+            : `cannot write ${parts.join("/")}: ${c2}`,
+        );
+      }
+    }
+    try {
+      const real = await this.openedPath(handle, abs);
+      if (real === undefined || !this.inside(real)) {
+        if (created && real !== undefined) await unlink(real).catch(() => {});
+        throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
+      }
+      const st = await handle.stat();
+      if (!st.isFile()) throw new SandboxViolation(`${parts.join("/")} is not a regular file`);
+      await handle.truncate(0);
+      await handle.write(content, 0, "utf8");
+      await handle.sync();
+      return parts.join("/");
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async runTests(): Promise<{
+    exit_code: number | null;
+    passed: boolean;
+    timed_out: boolean;
+    stdout: string;
+    stderr: string;
+    truncated: boolean;
+  }> {
+    const command = this.config.testCommand;
+    if (!command)
+      throw new SandboxViolation("no test command is configured for the workspace tool");
+    const cap = this.config.outputCapBytes ?? 64 * 1024;
+    const timeout = this.config.testTimeoutMs ?? 10 * 60 * 1000;
+    return new Promise((resolve, reject) => {
+      const child = spawn("/bin/sh", ["-c", command], {
+        cwd: this.rootReal,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? this.rootReal,
+          LANG: process.env.LANG ?? "C.UTF-8",
+          CI: "true",
+        },
+      });
+      const out = new CappedBuffer(cap);
+      const err = new CappedBuffer(cap);
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => err.push(c));
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          child.kill("SIGKILL");
+        }
+      }, timeout);
+      child.on("error", (e) => {
+        clearTimeout(timer);
+        reject(new Error(`cannot run the test command: ${e.message}`));
+      });
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({
+          exit_code: code,
+          passed: code === 0 && !timedOut,
+          timed_out: timedOut,
+          stdout: out.text(),
+          stderr: err.text(),
+          truncated: out.truncated || err.truncated,
+        });
+      });
+    });
+  }
+}
+
+/** Keeps the first and last halves of a stream within a byte budget. */
+class CappedBuffer {
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail = Buffer.alloc(0);
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    const half = Math.floor(this.cap / 2);
+    if (this.headBytes < half) {
+      const take = chunk.subarray(0, half - this.headBytes);
+      this.head.push(take);
+      this.headBytes += take.length;
+      chunk = chunk.subarray(take.length);
+    }
+    if (chunk.length === 0) return;
+    const joined = Buffer.concat([this.tail, chunk]);
+    if (joined.length > this.cap - half) this.truncated = true;
+    this.tail = joined.subarray(Math.max(0, joined.length - (this.cap - half)));
+  }
+  text(): string {
+    const head = Buffer.concat(this.head).toString("utf8");
+    return this.truncated
+      ? `${head}\n… (output truncated) …\n${this.tail.toString("utf8")}`
+      : head + this.tail.toString("utf8");
+  }
+}

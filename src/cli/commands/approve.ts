@@ -1,0 +1,60 @@
+/**
+ * `terfyn approve --run DIR --hash H`: records an approval for what a paused run awaits.
+ * Only the exact hash the run is waiting for is recorded; anything else records nothing.
+ */
+import { relative, resolve } from "node:path";
+import { RunStore } from "../../adapters/fs/run-store.ts";
+import { parseFlags } from "../args.ts";
+import { type CliIo, UsageError, UserError } from "../io.ts";
+
+export const APPROVE_HELP = `Usage: terfyn approve --run RUN_DIR --hash sha256:…
+
+Approve what a paused run is waiting for (a gated tool call, or an approve statement's value),
+named by its content hash as \`terfyn run\` printed it. The approval is appended to the run's
+approvals.jsonl only when the hash is exactly the one awaited; then resume with
+\`terfyn run --resume RUN_DIR\`.
+
+Options:
+  --run RUN_DIR   the run directory
+  --hash HASH     the hash printed when the run paused
+  -h, --help      show this help
+`;
+
+export async function approveCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags("approve", argv, {
+    run: { type: "string" },
+    hash: { type: "string" },
+  });
+  if (values.help) {
+    io.stdout(APPROVE_HELP);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`approve: unexpected argument \`${positionals[0]}\``);
+  if (values.run === undefined || values.hash === undefined)
+    throw new UsageError("approve: --run RUN_DIR and --hash HASH are both required");
+  const dir = resolve(io.cwd, values.run as string);
+  const store = new RunStore(dir);
+  const state = await store.readState();
+  const hash = values.hash as string;
+  if (state.status !== "awaiting-approval" || !state.awaiting) {
+    throw new UserError(
+      `run ${state.run_id} is not awaiting approval (its status is ${state.status}); nothing recorded`,
+    );
+  }
+  if (hash !== state.awaiting.hash) {
+    throw new UserError(
+      `run ${state.run_id} awaits ${state.awaiting.hash}, not ${hash}; nothing recorded`,
+    );
+  }
+  await store.appendApproval({
+    hash,
+    approved_at: (io.now?.() ?? new Date()).toISOString(),
+    by: io.env.USER ?? io.env.USERNAME ?? "unknown",
+  });
+  const shown = relative(io.cwd, dir) || dir;
+  io.stdout(
+    `approved ${state.awaiting.label} (${hash}) in run ${state.run_id}\nresume with: terfyn run --resume ${shown}\n`,
+  );
+  return 0;
+}

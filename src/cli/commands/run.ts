@@ -1,0 +1,378 @@
+/**
+ * `terfyn run workflow/NAME …` and `terfyn run --resume DIR`: execute a workflow on execir
+ * with the capability gate, the sandboxed workspace, a journal and exact resume. Progress on
+ * stderr; the result as JSON on stdout. Exit 0 completed, 2 awaiting approval, 1 otherwise.
+ */
+import { randomBytes } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { type RunState, RunStore } from "../../adapters/fs/run-store.ts";
+import { ModelRouter } from "../../adapters/models/model-router.ts";
+import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
+import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
+import { compileProgram } from "../../core/engine/ir.ts";
+import type { JournalEvent } from "../../core/engine/journal.ts";
+import { schemaIssues } from "../../core/engine/values.ts";
+import { plural } from "../../core/render/diagnostics-text.ts";
+import { didYouMean } from "../../core/suggest.ts";
+import { parseFlags } from "../args.ts";
+import { type CliIo, UsageError, UserError } from "../io.ts";
+import { loadProject, printDiagnostics } from "./project-context.ts";
+
+export const RUN_HELP = `Usage: terfyn run workflow/NAME --project DIR --input-file FILE [--model-script FILE] [--run-dir DIR]
+       terfyn run --resume RUN_DIR [--model-script FILE]
+
+Run a workflow. Loops run at most their limit; every tool call is checked against the calling
+agent's grants (a call outside them is denied and journaled; nothing executes); workspace
+reads and writes stay inside the sandbox root; gated grants and approve statements pause the
+run until \`terfyn approve\`. Every step and effect is journaled, and --resume continues
+without repeating a completed effect.
+
+Progress goes to stderr; the workflow's result is printed as JSON on stdout.
+Exit 0 completed, 2 awaiting approval, 1 failed, in doubt, or bad input.
+
+Options:
+  --project DIR        the directory holding terfyn.yaml (default: .)
+  --input-file FILE    JSON input for the workflow's parameter (an object keyed by parameter
+                       name when it has several)
+  --model-script FILE  drive every agent with this model script (offline, deterministic)
+  --run-dir DIR        where to keep the run (default: the project's runs directory/<run id>)
+  --resume RUN_DIR     continue a run that paused or stopped
+  -h, --help           show this help
+
+The workspace tool's sandbox root and test command come from its declaration in .agent
+(tool NAME { workspace { root "…" testCommand "…" } }), else TERFYN_WORKSPACE_ROOT and
+TERFYN_WORKSPACE_TEST_COMMAND.
+`;
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags("run", argv, {
+    project: { type: "string" },
+    "input-file": { type: "string" },
+    "model-script": { type: "string" },
+    "run-dir": { type: "string" },
+    resume: { type: "string" },
+  });
+  if (values.help) {
+    io.stdout(RUN_HELP);
+    return 0;
+  }
+  const scriptArg = values["model-script"] as string | undefined;
+  if (values.resume !== undefined) {
+    if (
+      positionals.length > 0 ||
+      values["input-file"] !== undefined ||
+      values["run-dir"] !== undefined
+    ) {
+      throw new UsageError(
+        "run: --resume RUN_DIR takes no workflow, --input-file or --run-dir (they are in the run directory)",
+      );
+    }
+    return resumeRun(resolve(io.cwd, values.resume as string), scriptArg, io);
+  }
+  const target = positionals[0];
+  if (target === undefined || positionals.length > 1)
+    throw new UsageError("run: name one workflow, as workflow/NAME");
+  const m = /^[Ww]orkflow\/([A-Za-z_][A-Za-z0-9_]*)$/.exec(target);
+  if (!m) throw new UsageError(`run: \`${target}\` is not of the form workflow/NAME`);
+  const workflow = m[1] as string;
+  if (values["input-file"] === undefined)
+    throw new UsageError("run: --input-file FILE is required (the workflow's input as JSON)");
+
+  const ctx = await loadProject(io, values.project as string | undefined);
+  const errors = ctx.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0) {
+    printDiagnostics(io, ctx, errors, io.stderr);
+    throw new UserError(
+      `${ctx.where} has ${plural(errors.length, "error")}; fix them (terfyn validate) before running`,
+    );
+  }
+  const project = ctx.validation.project;
+  const wf = project.workflows.get(workflow);
+  if (!wf) {
+    const hint = didYouMean(workflow, project.workflows.keys());
+    throw new UserError(
+      `no workflow ${workflow} in ${ctx.where}${hint ? ` (${hint.replace("`", "`workflow/")})` : ""}; workflows: ${[...project.workflows.keys()].join(", ") || "(none)"}`,
+    );
+  }
+
+  const inputPath = resolve(io.cwd, values["input-file"] as string);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(inputPath, "utf8"));
+  } catch (e) {
+    throw new UserError(
+      (e as NodeJS.ErrnoException).code === "ENOENT"
+        ? `input file ${values["input-file"]} does not exist`
+        : `input file ${values["input-file"]} is not valid JSON: ${(e as Error).message}`,
+    );
+  }
+  const args =
+    wf.params.length === 1
+      ? [raw]
+      : wf.params.map((p) => (raw as Record<string, unknown> | null)?.[p.name]);
+  for (const [i, p] of wf.params.entries()) {
+    const schema = project.schemas.get(p.type)?.schema;
+    const issues = schema ? schemaIssues(schema, args[i]) : [];
+    if (issues.length > 0)
+      throw new UserError(
+        `input file ${values["input-file"]} does not match ${p.type} (parameter ${p.name}): ${issues.join("; ")}`,
+      );
+  }
+
+  const runId = `${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-")}-${randomBytes(3).toString("hex")}`;
+  const runDir =
+    values["run-dir"] !== undefined
+      ? resolve(io.cwd, values["run-dir"] as string)
+      : resolve(ctx.root, project.settings.runsPath, runId);
+  if (await exists(join(runDir, "journal.jsonl"))) {
+    throw new UserError(
+      `${relative(io.cwd, runDir) || runDir} already holds a run; continue it with terfyn run --resume ${relative(io.cwd, runDir) || runDir}, or choose another --run-dir`,
+    );
+  }
+  const scriptPath =
+    scriptArg !== undefined
+      ? resolve(io.cwd, scriptArg)
+      : project.settings.modelScript !== undefined
+        ? resolve(ctx.root, project.settings.modelScript)
+        : undefined;
+  const program = compileProgram(project, workflow);
+  const prepared = await prepare(project, program, scriptPath, ctx.root, io);
+  const store = await RunStore.create(runDir, io.env);
+  const now = () => (io.now?.() ?? new Date()).toISOString();
+  const state: RunState = {
+    run_id: runId,
+    workflow,
+    project: ctx.root,
+    ir_hash: program.hash,
+    status: "running",
+    iteration: 0,
+    cursor: "",
+    started_at: now(),
+    updated_at: now(),
+  };
+  if (scriptPath !== undefined) state.model_script = scriptPath;
+  if (scriptArg !== undefined) (state as RunState & { force_script?: boolean }).force_script = true;
+  await store.writeInput(wf.params.length === 1 ? args[0] : raw);
+  await store.writeState(state);
+  io.stderr(
+    `terfyn: run ${runId} of workflow ${workflow} in ${relative(io.cwd, runDir) || runDir}\n`,
+  );
+  await store.append({
+    type: "run.start",
+    run: runId,
+    workflow,
+    ir_hash: program.hash,
+    input: raw,
+  });
+  return execute({
+    io,
+    store,
+    state,
+    project,
+    program,
+    args,
+    history: [],
+    prepared,
+    forceScript: scriptArg !== undefined,
+  });
+}
+
+async function resumeRun(
+  runDir: string,
+  scriptArg: string | undefined,
+  io: CliIo,
+): Promise<number> {
+  const store = new RunStore(runDir, io.env);
+  const state = (await store.readState()) as RunState & { force_script?: boolean };
+  const shown = relative(io.cwd, runDir) || runDir;
+  if (state.status === "completed") {
+    io.stderr(`terfyn: run ${state.run_id} already completed\n`);
+    io.stdout(`${JSON.stringify(state.result, null, 2)}\n`);
+    return 0;
+  }
+  if (state.status === "in-doubt") {
+    throw new UserError(
+      `run ${state.run_id} stopped in doubt: ${state.error ?? "an effect's outcome is unknown"}`,
+    );
+  }
+  const ctx = await loadProject(io, state.project);
+  const errors = ctx.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0) {
+    printDiagnostics(io, ctx, errors, io.stderr);
+    throw new UserError(
+      `the project of run ${state.run_id} now has ${plural(errors.length, "error")}; it cannot be resumed`,
+    );
+  }
+  const project = ctx.validation.project;
+  if (!project.workflows.has(state.workflow))
+    throw new UserError(
+      `workflow ${state.workflow} no longer exists in ${ctx.where}; the run cannot be resumed`,
+    );
+  const program = compileProgram(project, state.workflow);
+  if (program.hash !== state.ir_hash) {
+    throw new UserError(
+      `the project changed since run ${state.run_id} started (IR ${state.ir_hash} -> ${program.hash}); resuming would run different agents, grants or steps than the run began with. Start a new run.`,
+    );
+  }
+  const wf = project.workflows.get(state.workflow);
+  const input = await store.readInput();
+  const args =
+    wf && wf.params.length === 1
+      ? [input]
+      : (wf?.params ?? []).map((p) => (input as Record<string, unknown> | null)?.[p.name]);
+  const history = await store.readJournal();
+  const scriptPath = scriptArg !== undefined ? resolve(io.cwd, scriptArg) : state.model_script;
+  const prepared = await prepare(project, program, scriptPath, ctx.root, io);
+  io.stderr(
+    `terfyn: resuming run ${state.run_id} (${history.length} journaled events) in ${shown}\n`,
+  );
+  await store.append({ type: "run.resume", ir_hash: program.hash });
+  return execute({
+    io,
+    store,
+    state: { ...state, status: "running" },
+    project,
+    program,
+    args,
+    history,
+    prepared,
+    forceScript: scriptArg !== undefined || state.force_script === true,
+  });
+}
+
+interface ExecuteInput {
+  io: CliIo;
+  store: RunStore;
+  state: RunState;
+  project: import("../../core/model/project.ts").ResolvedProject;
+  program: import("../../core/engine/ir.ts").IrProgram;
+  args: unknown[];
+  history: JournalEvent[];
+  prepared: Prepared;
+  forceScript: boolean;
+}
+
+interface Prepared {
+  script: ScriptedModel | undefined;
+  tools: import("../../core/engine/ports.ts").ToolPort;
+}
+
+/** Everything that can be wrong before a run starts: the model script, sandbox root, test command. */
+async function prepare(
+  project: import("../../core/model/project.ts").ResolvedProject,
+  program: import("../../core/engine/ir.ts").IrProgram,
+  scriptPath: string | undefined,
+  projectRoot: string,
+  io: CliIo,
+): Promise<Prepared> {
+  const script = scriptPath !== undefined ? await ScriptedModel.load(scriptPath) : undefined;
+  const tools = await buildToolPort(project, program, { projectRoot, cwd: io.cwd, env: io.env });
+  return { script, tools };
+}
+
+async function execute(x: ExecuteInput): Promise<number> {
+  const { io, store } = x;
+  const now = () => (io.now?.() ?? new Date()).toISOString();
+  const state = { ...x.state };
+  delete state.awaiting;
+  try {
+    const { script, tools } = x.prepared;
+    const approvals = new Set((await store.readApprovals()).map((a) => a.hash));
+    const outcome: RunOutcome = await runProgram({
+      runId: state.run_id,
+      project: x.project,
+      program: x.program,
+      input: x.args[0],
+      history: x.history,
+      approvals,
+      ports: {
+        model: new ModelRouter({
+          ...(script ? { script } : {}),
+          forceScript: x.forceScript && script !== undefined,
+          env: io.env,
+        }),
+        tools,
+        journal: store,
+        checkpoint: async (c) => {
+          state.iteration = c.iteration;
+          state.cursor = c.cursor;
+          state.updated_at = now();
+          await store.writeState(state);
+        },
+        progress: (line) => io.stderr(`terfyn: ${line}\n`),
+      },
+    });
+    return await finish(io, store, state, outcome, now);
+  } catch (e) {
+    if (e instanceof UserError || e instanceof UsageError) throw e;
+    const message = (e as Error).message;
+    state.status = "failed";
+    state.error = message;
+    state.updated_at = now();
+    await store.append({ type: "run.end", status: "failed", error: message });
+    await store.writeState(state);
+    io.stderr(`terfyn run: failed: ${message}\n`);
+    return 1;
+  } finally {
+    store.close();
+  }
+}
+
+async function finish(
+  io: CliIo,
+  store: RunStore,
+  state: RunState,
+  outcome: RunOutcome,
+  now: () => string,
+): Promise<number> {
+  state.updated_at = now();
+  const dir = relative(io.cwd, store.dir) || store.dir;
+  switch (outcome.status) {
+    case "completed":
+      state.status = "completed";
+      state.result = outcome.result;
+      await store.append({ type: "run.end", status: "completed", result: outcome.result });
+      await store.writeState(state);
+      io.stderr(`terfyn: completed\n`);
+      io.stdout(`${JSON.stringify(outcome.result, null, 2)}\n`);
+      return 0;
+    case "awaiting-approval":
+      state.status = "awaiting-approval";
+      state.awaiting = {
+        hash: outcome.hash,
+        step: outcome.step,
+        label: outcome.label,
+        kind: outcome.kind,
+      };
+      await store.writeState(state);
+      io.stderr(
+        `terfyn: paused for approval of ${outcome.label}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
+      );
+      return 2;
+    case "in-doubt":
+      state.status = "in-doubt";
+      state.error = outcome.error;
+      await store.append({ type: "run.end", status: "in-doubt", error: outcome.error });
+      await store.writeState(state);
+      io.stderr(`terfyn run: in doubt: ${outcome.error}\n`);
+      return 1;
+    default:
+      state.status = "failed";
+      state.error = outcome.error;
+      await store.append({ type: "run.end", status: "failed", error: outcome.error });
+      await store.writeState(state);
+      io.stderr(`terfyn run: failed: ${outcome.error}\n`);
+      return 1;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

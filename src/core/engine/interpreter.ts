@@ -1,0 +1,509 @@
+/**
+ * The execir interpreter: runs a compiled workflow, invoking agents through a tool-use loop in
+ * which every tool call is resolved at one boundary that checks the agent's grants.
+ *
+ * Durability is by deterministic replay: a resumed run executes the program again from the
+ * start, but every step, model turn and effect already in the journal is taken from it instead
+ * of being repeated. An effect with an intent and no result is re-issued only when its
+ * operation is idempotent; otherwise the run stops `in-doubt`, naming it. Pure over ports.
+ */
+import type { JsonSchemaNode } from "../config/schemas.ts";
+import type { ResolvedAgent, ResolvedProject } from "../model/project.ts";
+import { sha256 } from "../plan/canonical-hash.ts";
+import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
+import type { JournalEvent, ModelResponse } from "./journal.ts";
+import type { ConversationMessage, EnginePorts, ToolSpec } from "./ports.ts";
+import { deepEqual, getField, schemaIssues } from "./values.ts";
+
+export interface RunContext {
+  runId: string;
+  project: ResolvedProject;
+  program: IrProgram;
+  input: unknown;
+  /** Events journaled by earlier sessions of this run. */
+  history: readonly JournalEvent[];
+  /** Approval hashes granted so far (the run's approvals log). */
+  approvals: ReadonlySet<string>;
+  ports: EnginePorts;
+  /** Corrective turns allowed when an agent's output does not match its schema. */
+  maxOutputCorrections?: number;
+}
+
+export type RunOutcome =
+  | { status: "completed"; result: unknown }
+  | {
+      status: "awaiting-approval";
+      hash: string;
+      step: string;
+      label: string;
+      kind: "approve" | "gated-grant";
+    }
+  | { status: "failed"; error: string }
+  | { status: "in-doubt"; key: string; tool: string; step: string; error: string };
+
+class Pause {
+  constructor(readonly outcome: Extract<RunOutcome, { status: "awaiting-approval" }>) {}
+}
+class InDoubt {
+  constructor(readonly outcome: Extract<RunOutcome, { status: "in-doubt" }>) {}
+}
+class StepFailure {
+  constructor(readonly message: string) {}
+}
+class Return {
+  constructor(readonly value: unknown) {}
+}
+
+/** Cap on what a tool result shows the model, so one huge file cannot flood the context. */
+const MAX_TOOL_RESULT_CHARS = 32_000;
+
+export async function runProgram(ctx: RunContext): Promise<RunOutcome> {
+  const r = new Interpreter(ctx);
+  return r.run();
+}
+
+class Interpreter {
+  private readonly stepOutputs = new Map<string, unknown>();
+  private readonly startedSteps = new Set<string>();
+  private readonly turns = new Map<string, ModelResponse>();
+  private readonly results = new Map<string, { ok: boolean; result: unknown }>();
+  private readonly intents = new Set<string>();
+  private readonly denied = new Set<string>();
+  private readonly requested = new Set<string>();
+  private readonly granted = new Set<string>();
+  private readonly agentTurns = new Map<string, number>();
+  /** Model turns recorded per step, so a replayed step still advances its agent's turn count. */
+  private readonly stepTurns = new Map<string, number>();
+  private readonly corrections: number;
+
+  constructor(private readonly ctx: RunContext) {
+    this.corrections = ctx.maxOutputCorrections ?? 2;
+    for (const e of ctx.history) {
+      switch (e.type) {
+        case "step.start":
+          this.startedSteps.add(e.step);
+          break;
+        case "step.end":
+          this.stepOutputs.set(e.step, e.output);
+          break;
+        case "model.turn":
+          this.turns.set(`${e.step}#${e.turn}`, e.response);
+          this.stepTurns.set(e.step, (this.stepTurns.get(e.step) ?? 0) + 1);
+          break;
+        case "effect.intent":
+          this.intents.add(e.key);
+          break;
+        case "effect.result":
+          this.results.set(e.key, { ok: e.ok, result: e.result });
+          break;
+        case "tool.denied":
+          this.denied.add(e.key);
+          break;
+        case "approval.requested":
+          this.requested.add(`${e.step}|${e.hash}`);
+          break;
+        case "approval.granted":
+          this.granted.add(`${e.step}|${e.hash}`);
+          break;
+      }
+    }
+  }
+
+  private get ports(): EnginePorts {
+    return this.ctx.ports;
+  }
+
+  async run(): Promise<RunOutcome> {
+    try {
+      const result = await this.callWorkflow(this.ctx.program.entry, [this.ctx.input], "");
+      return { status: "completed", result };
+    } catch (e) {
+      if (e instanceof Pause) return e.outcome;
+      if (e instanceof InDoubt) return e.outcome;
+      if (e instanceof StepFailure) return { status: "failed", error: e.message };
+      throw e;
+    }
+  }
+
+  // ── workflows ─────────────────────────────────────────────────────────────
+
+  private async callWorkflow(name: string, args: unknown[], prefix: string): Promise<unknown> {
+    const wf = this.ctx.program.workflows[name];
+    if (!wf) throw new StepFailure(`workflow ${name} is not part of the compiled program`);
+    const env = new Map<string, unknown>();
+    wf.params.forEach((p, i) => env.set(p.name, args[i]));
+    try {
+      await this.block(wf.body, env, prefix, []);
+    } catch (e) {
+      if (e instanceof Return) return e.value;
+      throw e;
+    }
+    throw new StepFailure(`workflow ${name} ended without returning a value`);
+  }
+
+  private async block(
+    nodes: IrNode[],
+    env: Map<string, unknown>,
+    prefix: string,
+    iters: number[],
+  ): Promise<void> {
+    for (const node of nodes) {
+      switch (node.op) {
+        case "assign":
+          env.set(node.target, await this.eval(node.value, env, prefix, iters));
+          break;
+        case "loop": {
+          let i = 0;
+          while (
+            i < node.limit &&
+            this.truthy(await this.eval(node.condition, env, prefix, iters), "while condition")
+          ) {
+            i++;
+            this.ports.progress(`iteration ${i}/${node.limit} (line ${node.line})`);
+            await this.ports.checkpoint({
+              iteration: i,
+              cursor: `${prefix}${node.id}@${[...iters, i].join(".")}`,
+            });
+            await this.block(node.body, env, prefix, [...iters, i]);
+          }
+          break;
+        }
+        case "branch": {
+          const c = this.truthy(
+            await this.eval(node.condition, env, prefix, iters),
+            "if condition",
+          );
+          await this.block(c ? node.then : node.else, env, prefix, iters);
+          break;
+        }
+        case "approve": {
+          const value = await this.eval(node.value, env, prefix, iters);
+          const step = `${prefix}${node.id}@${iters.join(".")}`;
+          const hash = sha256(value);
+          await this.requireApproval(
+            step,
+            hash,
+            "approve",
+            node.label ?? `approve at line ${node.line}`,
+          );
+          break;
+        }
+        case "return":
+          throw new Return(await this.eval(node.value, env, prefix, iters));
+      }
+    }
+  }
+
+  private truthy(v: unknown, what: string): boolean {
+    if (typeof v !== "boolean")
+      throw new StepFailure(
+        `the ${what} is ${v === undefined ? "missing (a field the output did not set)" : JSON.stringify(v)}, not a boolean`,
+      );
+    return v;
+  }
+
+  private async eval(
+    e: IrExpr,
+    env: Map<string, unknown>,
+    prefix: string,
+    iters: number[],
+  ): Promise<unknown> {
+    switch (e.kind) {
+      case "literal":
+        return e.value;
+      case "path": {
+        if (!env.has(e.root)) throw new StepFailure(`variable ${e.root} is not assigned`);
+        let v = env.get(e.root);
+        for (const f of e.fields) v = getField(v, f);
+        return v;
+      }
+      case "not":
+        return !this.truthy(await this.eval(e.operand, env, prefix, iters), "operand of !");
+      case "binary": {
+        if (e.op === "&&") {
+          return (
+            this.truthy(await this.eval(e.left, env, prefix, iters), "left of &&") &&
+            this.truthy(await this.eval(e.right, env, prefix, iters), "right of &&")
+          );
+        }
+        if (e.op === "||") {
+          return (
+            this.truthy(await this.eval(e.left, env, prefix, iters), "left of ||") ||
+            this.truthy(await this.eval(e.right, env, prefix, iters), "right of ||")
+          );
+        }
+        const eq = deepEqual(
+          await this.eval(e.left, env, prefix, iters),
+          await this.eval(e.right, env, prefix, iters),
+        );
+        return e.op === "==" ? eq : !eq;
+      }
+      case "call": {
+        const args: unknown[] = [];
+        for (const a of e.args) args.push(await this.eval(a, env, prefix, iters));
+        const step = `${prefix}${e.id}@${iters.join(".")}`;
+        const iteration = iters.at(-1) ?? 0;
+        if (e.target === "workflow") {
+          if (this.stepOutputs.has(step)) return this.stepOutputs.get(step);
+          if (!this.startedSteps.has(step)) {
+            await this.journal({
+              type: "step.start",
+              step,
+              kind: "workflow",
+              name: e.callee,
+              iteration,
+            });
+          }
+          const out = await this.callWorkflow(e.callee, args, `${step}/`);
+          await this.journal({
+            type: "step.end",
+            step,
+            kind: "workflow",
+            name: e.callee,
+            output: out,
+          });
+          return out;
+        }
+        return this.invokeAgent(e.callee, args[0], step, iteration);
+      }
+    }
+  }
+
+  private async journal(event: JournalEvent): Promise<void> {
+    await this.ports.journal.append(event);
+  }
+
+  // ── approvals ─────────────────────────────────────────────────────────────
+
+  private async requireApproval(
+    step: string,
+    hash: string,
+    kind: "approve" | "gated-grant",
+    label: string,
+  ): Promise<void> {
+    const key = `${step}|${hash}`;
+    if (this.granted.has(key)) return;
+    if (this.ctx.approvals.has(hash)) {
+      this.granted.add(key);
+      await this.journal({ type: "approval.granted", hash, step });
+      this.ports.progress(`approved: ${label} (${hash})`);
+      return;
+    }
+    if (!this.requested.has(key)) {
+      this.requested.add(key);
+      await this.journal({ type: "approval.requested", hash, step, kind, label });
+    }
+    this.ports.progress(`awaiting approval: ${label} (${hash})`);
+    throw new Pause({ status: "awaiting-approval", hash, step, label, kind });
+  }
+
+  // ── agents ────────────────────────────────────────────────────────────────
+
+  private async invokeAgent(
+    name: string,
+    input: unknown,
+    step: string,
+    iteration: number,
+  ): Promise<unknown> {
+    const agent = this.ctx.project.agents.get(name);
+    if (!agent) throw new StepFailure(`agent ${name} is not declared`);
+    if (this.stepOutputs.has(step)) {
+      this.agentTurns.set(name, (this.agentTurns.get(name) ?? 0) + (this.stepTurns.get(step) ?? 0));
+      this.ports.progress(`${name}: done earlier (replayed from the journal)`);
+      return this.stepOutputs.get(step);
+    }
+    if (!this.startedSteps.has(step)) {
+      this.startedSteps.add(step);
+      await this.journal({ type: "step.start", step, kind: "agent", name, iteration });
+    }
+    await this.ports.checkpoint({ iteration, cursor: step });
+    const outputSchema = agent.output
+      ? this.ctx.project.schemas.get(agent.output)?.schema
+      : undefined;
+    const inputSchema = agent.input ? this.ctx.project.schemas.get(agent.input)?.schema : undefined;
+    if (inputSchema) {
+      const issues = schemaIssues(inputSchema, input);
+      if (issues.length > 0)
+        throw new StepFailure(
+          `the input to agent ${name} does not match ${agent.input}: ${issues.join("; ")}`,
+        );
+    }
+    const tools = this.toolSpecs(agent);
+    const messages: ConversationMessage[] = [
+      { role: "user", content: JSON.stringify(input, null, 2) },
+    ];
+    let corrections = 0;
+    for (let turn = 0; turn < agent.maxTurns; turn++) {
+      const ordinal = this.agentTurns.get(name) ?? 0;
+      this.agentTurns.set(name, ordinal + 1);
+      const turnKey = `${step}#${turn}`;
+      let response = this.turns.get(turnKey);
+      if (!response) {
+        this.ports.progress(`${name}: turn ${turn + 1}/${agent.maxTurns}`);
+        let answer: Awaited<ReturnType<EnginePorts["model"]["turn"]>>;
+        try {
+          const request = {
+            agent: name,
+            model: agent.model,
+            system: agent.instructions,
+            messages: [...messages],
+            tools,
+            ordinal,
+          };
+          answer = await this.ports.model.turn(
+            outputSchema ? { ...request, outputSchema } : request,
+          );
+        } catch (e) {
+          throw new StepFailure(
+            `agent ${name}, turn ${turn + 1}: the model failed: ${(e as Error).message}`,
+          );
+        }
+        response = answer.response;
+        this.turns.set(turnKey, response);
+        const event: JournalEvent = { type: "model.turn", step, agent: name, turn, response };
+        if (answer.usage) event.usage = answer.usage;
+        await this.journal(event);
+      }
+      messages.push({ role: "assistant", response });
+      if (response.kind === "output") {
+        const issues = outputSchema ? schemaIssues(outputSchema, response.output) : [];
+        if (issues.length === 0) {
+          this.stepOutputs.set(step, response.output);
+          await this.journal({
+            type: "step.end",
+            step,
+            kind: "agent",
+            name,
+            output: response.output,
+          });
+          return response.output;
+        }
+        corrections++;
+        if (corrections > this.corrections) {
+          throw new StepFailure(
+            `agent ${name}'s output does not match ${agent.output} after ${this.corrections} corrections: ${issues.join("; ")}`,
+          );
+        }
+        messages.push({
+          role: "user",
+          content: `Your output does not match the ${agent.output} schema: ${issues.join("; ")}. Give the output again, corrected.`,
+        });
+        continue;
+      }
+      const results: Extract<ConversationMessage, { role: "tool_results" }>["results"] = [];
+      for (const [i, call] of response.calls.entries()) {
+        const key = `${this.ctx.runId}:${step}:t${turn}:c${i}`;
+        const r = await this.resolveToolCall(agent, call.tool, call.input, key, step);
+        results.push({ id: call.id, tool: call.tool, ok: r.ok, content: r.content });
+      }
+      messages.push({ role: "tool_results", results });
+    }
+    throw new StepFailure(
+      `agent ${name} used all ${agent.maxTurns} turns without giving its output`,
+    );
+  }
+
+  private toolSpecs(agent: ResolvedAgent): ToolSpec[] {
+    return agent.grants.map((g) => {
+      const op = this.ctx.project.tools.get(g.tool)?.operations.get(g.operation);
+      return {
+        name: g.ref,
+        description: `${op?.description ?? `${g.operation} on ${g.tool}`}${g.mode === "gated" ? " (each call waits for a human's approval)" : ""}`,
+        inputSchema: op?.input ?? { type: "object", properties: {} },
+      };
+    });
+  }
+
+  /** The one boundary every tool call passes: grant check, input check, approval, effect. */
+  private async resolveToolCall(
+    agent: ResolvedAgent,
+    tool: string,
+    input: unknown,
+    key: string,
+    step: string,
+  ): Promise<{ ok: boolean; content: string }> {
+    const grant = agent.grants.find((g) => g.ref === tool);
+    if (!grant) {
+      const reason = `${tool} is not granted to agent ${agent.name}`;
+      if (!this.denied.has(key)) {
+        this.denied.add(key);
+        await this.journal({
+          type: "tool.denied",
+          key,
+          step,
+          agent: agent.name,
+          tool: String(tool),
+          reason,
+        });
+      }
+      this.ports.progress(`denied: ${agent.name} -> ${tool} (not granted)`);
+      return {
+        ok: false,
+        content: `denied: ${reason}. Only these tools are available: ${agent.grants.map((g) => g.ref).join(", ") || "(none)"}.`,
+      };
+    }
+    const op = this.ctx.project.tools.get(grant.tool)?.operations.get(grant.operation);
+    if (!op) return { ok: false, content: `error: ${tool} is not defined` };
+    const inputIssues = op.input ? schemaIssues(op.input as JsonSchemaNode, input) : [];
+    if (inputIssues.length > 0)
+      return { ok: false, content: `error: invalid input for ${tool}: ${inputIssues.join("; ")}` };
+    if (grant.mode === "gated") {
+      const hash = sha256({ agent: agent.name, tool, input, call: key });
+      await this.requireApproval(
+        step,
+        hash,
+        "gated-grant",
+        `${agent.name} -> ${tool} ${JSON.stringify(input)}`.slice(0, 200),
+      );
+    }
+    const done = this.results.get(key);
+    if (done) return { ok: done.ok, content: render(done.result) };
+    if (this.intents.has(key) && !op.idempotent) {
+      throw new InDoubt({
+        status: "in-doubt",
+        key,
+        tool,
+        step,
+        error: `effect ${key} (${tool}, not idempotent) was started but its result was never recorded; it may or may not have happened. Check it by hand, then start a new run.`,
+      });
+    }
+    if (!this.intents.has(key)) {
+      this.intents.add(key);
+      await this.journal({
+        type: "effect.intent",
+        key,
+        step,
+        agent: agent.name,
+        tool,
+        input,
+        idempotent: op.idempotent,
+      });
+    } else {
+      this.ports.progress(
+        `re-issuing idempotent effect ${key} (${tool}) whose result was not recorded`,
+      );
+    }
+    this.ports.progress(`${agent.name} -> ${tool}`);
+    let outcome: { ok: boolean; result: unknown };
+    try {
+      outcome = await this.ports.tools.execute({
+        tool: grant.tool,
+        operation: grant.operation,
+        input,
+        idempotencyKey: key,
+      });
+    } catch (e) {
+      outcome = { ok: false, result: { error: (e as Error).message } };
+    }
+    this.results.set(key, outcome);
+    await this.journal({ type: "effect.result", key, ok: outcome.ok, result: outcome.result });
+    return { ok: outcome.ok, content: render(outcome.result) };
+  }
+}
+
+function render(result: unknown): string {
+  const text = typeof result === "string" ? result : JSON.stringify(result);
+  return text.length > MAX_TOOL_RESULT_CHARS
+    ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)`
+    : text;
+}

@@ -1,0 +1,65 @@
+/**
+ * The engine's ports: how it reaches models, tools, the journal and the run's state. Adapters
+ * implement them (src/adapters/models, src/adapters/workspace, src/adapters/fs/run-store).
+ */
+import type { JsonSchemaNode } from "../config/schemas.ts";
+import type { JournalEvent, ModelResponse, TokenUsage } from "./journal.ts";
+
+/** A tool as offered to a model: only the agent's granted operations are ever offered. */
+export interface ToolSpec {
+  /** Canonical name, `tool.<tool>.<operation>`; adapters map it to what their API allows. */
+  name: string;
+  description: string;
+  inputSchema: JsonSchemaNode;
+}
+
+export type ConversationMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; response: ModelResponse }
+  | { role: "tool_results"; results: { id: string; tool: string; ok: boolean; content: string }[] };
+
+export interface ModelRequest {
+  agent: string;
+  /** `provider/model`, e.g. `mock/script` or `anthropic/claude-sonnet-4-5`. */
+  model: string;
+  system: string;
+  messages: ConversationMessage[];
+  tools: ToolSpec[];
+  /** The schema the final output must match. */
+  outputSchema?: JsonSchemaNode;
+  /** How many model turns this agent has already taken in this run (scripts index by it). */
+  ordinal: number;
+}
+
+export interface ModelPort {
+  turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }>;
+}
+
+export interface ToolCall {
+  tool: string;
+  operation: string;
+  input: unknown;
+  /** Run id + step path + iteration + call index: the same effect always has the same key. */
+  idempotencyKey: string;
+}
+
+export interface ToolPort {
+  execute(call: ToolCall): Promise<{ ok: boolean; result: unknown }>;
+}
+
+export interface JournalPort {
+  append(event: JournalEvent): Promise<void>;
+}
+
+export interface Checkpoint {
+  iteration: number;
+  cursor: string;
+}
+
+export interface EnginePorts {
+  model: ModelPort;
+  tools: ToolPort;
+  journal: JournalPort;
+  checkpoint(c: Checkpoint): Promise<void>;
+  progress(line: string): void;
+}
