@@ -131,7 +131,7 @@ class Interpreter {
     const wf = this.ctx.program.workflows[name];
     if (!wf) throw new StepFailure(`workflow ${name} is not part of the compiled program`);
     const env = new Map<string, unknown>();
-    wf.params.forEach((p, i) => env.set(p.name, args[i]));
+    for (const [i, p] of wf.params.entries()) env.set(p.name, args[i]);
     try {
       await this.block(wf.body, env, prefix, []);
     } catch (e) {
@@ -173,7 +173,7 @@ class Interpreter {
             await this.eval(node.condition, env, prefix, iters),
             "if condition",
           );
-          await this.block(c ? node.then : node.else, env, prefix, iters);
+          await this.block(c ? node.thenBody : node.elseBody, env, prefix, iters);
           break;
         }
         case "approve": {

@@ -27,7 +27,7 @@ export type IrExpr =
 export type IrNode =
   | { op: "assign"; target: string; value: IrExpr }
   | { op: "loop"; id: string; condition: IrExpr; limit: number; body: IrNode[]; line: number }
-  | { op: "branch"; condition: IrExpr; then: IrNode[]; else: IrNode[] }
+  | { op: "branch"; condition: IrExpr; thenBody: IrNode[]; elseBody: IrNode[] }
   | { op: "approve"; id: string; value: IrExpr; label?: string; line: number }
   | { op: "return"; value: IrExpr };
 
@@ -89,41 +89,41 @@ export function compileProgram(project: ResolvedProject, entry: string): IrProgr
         }
       }
     };
-    const block = (stmts: Statement[]): IrNode[] =>
-      stmts.map((s): IrNode => {
-        switch (s.kind) {
-          case "assign":
-            return { op: "assign", target: s.target.name, value: expr(s.value) };
-          case "while":
-            return {
-              op: "loop",
-              id: `l${loops++}`,
-              condition: expr(s.condition),
-              limit: s.limit?.value ?? 0,
-              body: block(s.body.statements),
-              line: lineOf(s.range.start),
-            };
-          case "if":
-            return {
-              op: "branch",
-              condition: expr(s.condition),
-              then: block(s.then.statements),
-              else: s.else ? block(s.else.statements) : [],
-            };
-          case "approve": {
-            const node: IrNode = {
-              op: "approve",
-              id: `a${approvals++}`,
-              value: expr(s.value),
-              line: lineOf(s.range.start),
-            };
-            if (s.label) node.label = s.label.value;
-            return node;
-          }
-          case "return":
-            return { op: "return", value: expr(s.value) };
+    const block = (stmts: Statement[]): IrNode[] => stmts.map((s) => node(s));
+    const node = (s: Statement): IrNode => {
+      switch (s.kind) {
+        case "assign":
+          return { op: "assign", target: s.target.name, value: expr(s.value) };
+        case "while":
+          return {
+            op: "loop",
+            id: `l${loops++}`,
+            condition: expr(s.condition),
+            limit: s.limit?.value ?? 0,
+            body: block(s.body.statements),
+            line: lineOf(s.range.start),
+          };
+        case "if":
+          return {
+            op: "branch",
+            condition: expr(s.condition),
+            thenBody: block(s.then.statements),
+            elseBody: s.else ? block(s.else.statements) : [],
+          };
+        case "approve": {
+          const approve: IrNode = {
+            op: "approve",
+            id: `a${approvals++}`,
+            value: expr(s.value),
+            line: lineOf(s.range.start),
+          };
+          if (s.label) approve.label = s.label.value;
+          return approve;
         }
-      });
+        case "return":
+          return { op: "return", value: expr(s.value) };
+      }
+    };
     workflows[name] = {
       name,
       params: wf.params,

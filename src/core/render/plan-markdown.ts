@@ -40,7 +40,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     head.push("", "**Policy violations**", "");
     for (const p of plan.policy_violations) {
       const loc = plan.locations.grants[`Agent/${p.agent} ${p.tool}`];
-      head.push(`- ⛔ ${escape(p.message)}${loc ? ` (\`${loc.file}:${loc.line}\`)` : ""}`);
+      head.push(`- ⛔ ${escapeHtml(p.message)}${loc ? ` (\`${loc.file}:${loc.line}\`)` : ""}`);
     }
   }
   if (plan.authority.agents.length > 0) {
@@ -52,7 +52,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     head.push("", "**Risk delta**", "");
     for (const sev of SEVERITY_ORDER) {
       for (const r of plan.risk_delta.filter((x) => x.severity === sev))
-        head.push(`- **${r.severity}** ${r.kind}: ${escape(r.message)}`);
+        head.push(`- **${r.severity}** ${r.kind}: ${escapeHtml(r.message)}`);
     }
   }
   const foot = options.footer ? ["", options.footer] : [];
@@ -76,6 +76,6 @@ function cell(change: string): string {
   return change === "WIDENED" ? "**WIDENED**" : change === "NARROWED" ? "NARROWED" : "–";
 }
 
-function escape(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;"));
 }

@@ -54,7 +54,7 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
   const results: AssertionResult[] = [];
 
   for (const test of project.capabilityTests) {
-    test.value.spec.assertions.forEach((assertion, i) => {
+    for (const [i, assertion] of test.value.spec.assertions.entries()) {
       const { kind, text } = describeAssertion(assertion);
       const base = { test: test.name, kind, text, span: test.spanOf(["spec", "assertions", i]) };
       const fail = (reason: string, culprit?: Span): AssertionResult =>
@@ -65,7 +65,10 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
 
       if ("forbidEffect" in assertion) {
         const { agent, effect } = assertion.forbidEffect;
-        if (!project.agents.has(agent)) return void results.push(noAgent(agent));
+        if (!project.agents.has(agent)) {
+          results.push(noAgent(agent));
+          continue;
+        }
         const reaching = boundOf(agent).filter((e) => e.effect === effect);
         const first = reaching[0];
         results.push(
@@ -78,7 +81,10 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
         );
       } else if ("allowEffect" in assertion) {
         const { agent, effect, mode = "any" } = assertion.allowEffect;
-        if (!project.agents.has(agent)) return void results.push(noAgent(agent));
+        if (!project.agents.has(agent)) {
+          results.push(noAgent(agent));
+          continue;
+        }
         const reaching = boundOf(agent).filter((e) => e.effect === effect);
         if (reaching.some((e) => mode === "any" || e.mode === mode)) results.push(pass);
         else if (reaching.length > 0) {
@@ -99,7 +105,10 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
       } else if ("maxIterations" in assertion) {
         const { workflow, limit } = assertion.maxIterations;
         const b = workflowBounds.get(workflow);
-        if (!b) return void results.push(noWorkflow(workflow));
+        if (!b) {
+          results.push(noWorkflow(workflow));
+          continue;
+        }
         if (b.maxIterations <= limit) results.push(pass);
         else {
           const wf = project.workflows.get(workflow);
@@ -117,7 +126,10 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
       } else if ("workflowEffects" in assertion) {
         const { workflow, equals } = assertion.workflowEffects;
         const b = workflowBounds.get(workflow);
-        if (!b) return void results.push(noWorkflow(workflow));
+        if (!b) {
+          results.push(noWorkflow(workflow));
+          continue;
+        }
         const want = new Set(equals);
         const missing = [...want].filter((e) => !b.effects.includes(e)).sort();
         const extra = b.effects.filter((e) => !want.has(e));
@@ -131,7 +143,10 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
       } else if ("requiresApproval" in assertion) {
         const { agent, tool } = assertion.requiresApproval;
         const a = project.agents.get(agent);
-        if (!a) return void results.push(noAgent(agent));
+        if (!a) {
+          results.push(noAgent(agent));
+          continue;
+        }
         const grant = a.grants.find((g) => g.ref === tool);
         if (!grant) results.push(fail(`Agent/${agent} holds no grant ${tool}`, a.span));
         else if (grant.mode === "gated") results.push(pass);
@@ -140,7 +155,7 @@ export function runCapabilityTests(project: ResolvedProject): CapabilityTestRepo
             fail(`grant ${tool} is autonomous; write \`${tool} requires approval\``, grant.span),
           );
       }
-    });
+    }
   }
   const failed = results.filter((r) => !r.passed).length;
   return { results, passed: results.length - failed, failed };
