@@ -1,15 +1,21 @@
 /**
  * `npm run bench`: how long `terfyn validate` takes on a large project, against a baseline of
- * reading the same files and parsing the same content as plain YAML.
+ * reading the same files and parsing the same content as plain YAML; and how long
+ * `terfyn plan --against HEAD~1` takes on the same project in a git repository, after a commit
+ * that changes 5% of its grants (added, removed, and gated <-> autonomous), against the same
+ * baseline.
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
  *
  * A benchmark is a report, not a gate: it exits 0 unless the synthetic project cannot be
- * generated or does not validate cleanly. `--check` also exits 1 when a target is missed.
+ * generated, either revision does not validate cleanly, git fails, or the plan does not report
+ * exactly the change that was made (exit 2). `--check` also exits 1 when a target is missed.
+ * `--out DIR` keeps the project (a git repository with both commits) for profiling, e.g.
+ * `node --cpu-prof bin/terfyn.mjs plan --project DIR --against HEAD~1`.
  * No GC is forced between measurements: forcing one (global.gc) was tried and made every
  * figure 40-130% slower and noisier, so the figures are the warm, steady state.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,18 +25,26 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
+import { readProjectAtRevision } from "../src/adapters/git/read-revision.ts";
+import { runCli as runTerfyn } from "../src/cli/main.ts";
 import { checkEffects } from "../src/core/analysis/check-effects.ts";
 import { loadResources } from "../src/core/config/load-resources.ts";
 import type { Diagnostic } from "../src/core/diagnostics.ts";
 import { parseAgentFile } from "../src/core/language/parser.ts";
 import { checkWorkflows } from "../src/core/model/check-workflow.ts";
 import { resolveProject } from "../src/core/model/resolve-project.ts";
+import { canonicalJson, sha256 } from "../src/core/plan/canonical-hash.ts";
+import type { Plan } from "../src/core/plan/plan.ts";
+import { planProject } from "../src/core/plan/plan-project.ts";
+import { projectResources } from "../src/core/plan/resources.ts";
+import { renderPlanText } from "../src/core/render/plan-text.ts";
 import { SourceText } from "../src/core/source.ts";
 import { validateProject } from "../src/core/validate.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
-  generateSyntheticProject,
+  type GrantChangeSummary,
+  generateGrantChange,
   type SyntheticProject,
 } from "./synthetic-project.ts";
 
@@ -42,6 +56,11 @@ const MARKER = ".terfyn-bench";
 
 const TARGET_RATIO = 3;
 const TARGET_MS = 1000;
+const TARGET_PLAN_RATIO = 4;
+const TARGET_PLAN_MS = 1500;
+/** The share of the project's grants the second commit changes. */
+const CHANGED_GRANTS = 0.05;
+const AGAINST = "HEAD~1";
 
 class BenchBroken extends Error {}
 
@@ -228,6 +247,251 @@ function runCli(project: string): { ms: number; status: number | null; output: s
   return { ms, status: r.status, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
+// ── plan --against ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Environment for the benchmark's own git commands: a fixed identity and fixed dates, so commits
+ * work on a machine with no git configuration and the commit ids are the same on every run.
+ */
+const GIT_ENV = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"].includes(k),
+    ),
+  ),
+  GIT_AUTHOR_NAME: "Terfyn Bench",
+  GIT_AUTHOR_EMAIL: "bench@terfyn.invalid",
+  GIT_AUTHOR_DATE: "2024-06-01T00:00:00Z",
+  GIT_COMMITTER_NAME: "Terfyn Bench",
+  GIT_COMMITTER_EMAIL: "bench@terfyn.invalid",
+  GIT_COMMITTER_DATE: "2024-06-01T00:00:00Z",
+};
+
+function git(dir: string, ...args: string[]): string {
+  try {
+    return execFileSync(
+      "git",
+      [
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "init.defaultBranch=main",
+        ...args,
+      ],
+      { cwd: dir, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    throw new BenchBroken(`git ${args[0]} failed in ${dir}: ${err.stderr?.trim() || err.message}`);
+  }
+}
+
+/**
+ * Turns the directory (holding the base project) into a repository with two commits: the base
+ * project, then the changed files. `HEAD~1` is the base; the working tree is the changed project.
+ */
+async function commitRevisions(
+  dir: string,
+  changed: SyntheticProject,
+  paths: readonly string[],
+): Promise<{ base: string; head: string }> {
+  git(dir, "init", "-q");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "Synthetic project (base)");
+  const text = new Map(changed.files.map((f) => [f.path, f.text]));
+  for (const p of paths) await writeFile(join(dir, p), text.get(p) as string);
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", `Change ${CHANGED_GRANTS * 100}% of the grants`);
+  return {
+    base: git(dir, "rev-parse", AGAINST).trim(),
+    head: git(dir, "rev-parse", "HEAD").trim(),
+  };
+}
+
+function captureIo(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: {
+      stdout: (s: string) => {
+        out.push(s);
+      },
+      stderr: (s: string) => {
+        err.push(s);
+      },
+      cwd,
+      env: {},
+      isTTY: false,
+    },
+    stdout: () => out.join(""),
+    stderr: () => err.join(""),
+  };
+}
+
+/** What `terfyn plan --project DIR --against HEAD~1` does, in-process, output captured. */
+async function runPlanCli(
+  dir: string,
+  json = false,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const c = captureIo(dir);
+  const argv = ["plan", "--project", dir, "--against", AGAINST, ...(json ? ["--json"] : [])];
+  const code = await runTerfyn(argv, c.io);
+  return { code, stdout: c.stdout(), stderr: c.stderr() };
+}
+
+interface PlanPhases {
+  readCurrent: number;
+  validateCurrent: number;
+  gitRead: number;
+  validatePrior: number;
+  priorResources: number;
+  /** planProject as a whole: current resources, policy violations, computePlan (with hashes). */
+  plan: number;
+  /** Standalone re-runs of projectResources(current) and of the plan's two digests (sha256
+   * over the canonical JSON of each side's resources), to split planProject's time. */
+  currentResources: number;
+  digests: number;
+  /** Size of the prior side's canonical JSON (not a time). */
+  digestBytes: number;
+  render: number;
+}
+
+/** The same path the CLI takes, phase by phase (informational: where plan's time goes). */
+async function runPlanPhases(dir: string): Promise<PlanPhases> {
+  let t = performance.now();
+  const read = await readProjectDirectory(dir);
+  const readCurrent = performance.now() - t;
+  t = performance.now();
+  const current = validateProject(read.files);
+  const validateCurrent = performance.now() - t;
+  t = performance.now();
+  const rev = await readProjectAtRevision(dir, AGAINST);
+  const gitRead = performance.now() - t;
+  t = performance.now();
+  const prior = validateProject(rev.files);
+  const validatePrior = performance.now() - t;
+  t = performance.now();
+  const { resources } = projectResources(prior.project);
+  const priorResources = performance.now() - t;
+  t = performance.now();
+  const result = planProject(current, {
+    resources,
+    source: { source: "git", ref: AGAINST, commit: rev.commit },
+  });
+  const plan = performance.now() - t;
+  if (!result.ok) throw new BenchBroken("the changed project cannot be planned");
+  t = performance.now();
+  const currentSide = projectResources(current.project).resources;
+  const currentResources = performance.now() - t;
+  t = performance.now();
+  sha256(resources);
+  sha256(currentSide);
+  const digests = performance.now() - t;
+  const digestBytes = Buffer.byteLength(canonicalJson(resources));
+  t = performance.now();
+  renderPlanText(result.plan, { color: false, priorName: AGAINST });
+  const render = performance.now() - t;
+  return {
+    readCurrent,
+    validateCurrent,
+    gitRead,
+    validatePrior,
+    priorResources,
+    plan,
+    currentResources,
+    digests,
+    digestBytes,
+    render,
+  };
+}
+
+interface PlanCheck {
+  grantChanges: number;
+  added: number;
+  removed: number;
+  toAutonomous: number;
+  toGated: number;
+  agentsChanged: number;
+  summary: Plan["summary"];
+  authority: { autonomous: string; gated: string; agentsWidened: number; agentsNarrowed: number };
+  hash: string;
+  textBytes: number;
+}
+
+/** Runs the plan once as JSON and once as text and checks it reports the change that was made. */
+async function checkPlan(dir: string, change: GrantChangeSummary): Promise<PlanCheck> {
+  const j = await runPlanCli(dir, true);
+  if (j.code !== 0)
+    throw new BenchBroken(
+      `terfyn plan --against ${AGAINST} --json exited ${j.code}:\n${j.stderr.slice(0, 2000)}`,
+    );
+  const plan = JSON.parse(j.stdout) as Plan;
+  const sum = (f: (c: Plan["capability_delta"][number]) => number) =>
+    plan.capability_delta.reduce((n, c) => n + f(c), 0);
+  const check: PlanCheck = {
+    grantChanges: sum((c) => c.added.length + c.removed.length + c.mode_changes.length),
+    added: sum((c) => c.added.length),
+    removed: sum((c) => c.removed.length),
+    toAutonomous: sum((c) => c.mode_changes.filter((m) => m.to === "autonomous").length),
+    toGated: sum((c) => c.mode_changes.filter((m) => m.to === "gated").length),
+    agentsChanged: plan.capability_delta.length,
+    summary: plan.summary,
+    authority: {
+      autonomous: plan.authority.autonomous,
+      gated: plan.authority.gated,
+      agentsWidened: plan.authority.agents.filter(
+        (a) => a.autonomous === "WIDENED" || a.gated === "WIDENED",
+      ).length,
+      agentsNarrowed: plan.authority.agents.filter(
+        (a) => a.autonomous !== "WIDENED" && a.gated !== "WIDENED",
+      ).length,
+    },
+    hash: plan.hash,
+    textBytes: 0,
+  };
+  const problems: string[] = [];
+  const expect = (what: string, got: number | string, want: number | string) => {
+    if (got !== want) problems.push(`${what} ${got} (expected ${want})`);
+  };
+  expect("grant changes in capability_delta", check.grantChanges, change.changed);
+  expect("added grants", check.added, change.added);
+  expect("removed grants", check.removed, change.removed);
+  expect("gated -> autonomous", check.toAutonomous, change.toAutonomous);
+  expect("autonomous -> gated", check.toGated, change.toGated);
+  expect("agents in capability_delta", check.agentsChanged, change.agents);
+  expect("authority.autonomous", check.authority.autonomous, "WIDENED");
+  expect("summary.forbidden", String(plan.summary.forbidden), "false");
+  if (plan.prior.source !== "git")
+    problems.push(`prior.source ${plan.prior.source} (expected git)`);
+
+  const t = await runPlanCli(dir);
+  if (t.code !== 0)
+    throw new BenchBroken(
+      `terfyn plan --against ${AGAINST} exited ${t.code}:\n${t.stderr.slice(0, 2000)}`,
+    );
+  if (!t.stdout.includes("autonomous -> WIDENED"))
+    problems.push("the text plan does not say `autonomous -> WIDENED`");
+  if (!t.stdout.includes(plan.hash))
+    problems.push("the text plan does not end with the JSON plan's hash");
+  check.textBytes = Buffer.byteLength(t.stdout);
+  if (problems.length > 0)
+    throw new BenchBroken(`the plan does not report the change made: ${problems.join("; ")}`);
+  return check;
+}
+
+function runPlanCliProcess(project: string): { ms: number; status: number | null; output: string } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [BIN, "plan", "--project", project, "--against", AGAINST], {
+    encoding: "utf8",
+    cwd: REPO_ROOT,
+    maxBuffer: 1 << 28,
+  });
+  const ms = performance.now() - t;
+  return { ms, status: r.status, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
+}
+
 // ── Verification ──────────────────────────────────────────────────────────────────────────────
 
 function describeDiagnostics(ds: readonly Diagnostic[], n = 10): string {
@@ -288,11 +552,22 @@ async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
 
   const t = performance.now();
-  const synthetic = generateSyntheticProject({ ...DEFAULT_OPTIONS, seed: opts.seed });
+  const genOpts = { ...DEFAULT_OPTIONS, seed: opts.seed };
+  const {
+    base: synthetic,
+    changed,
+    change,
+  } = generateGrantChange(
+    genOpts,
+    Math.round(genOpts.agents * genOpts.grantsPerAgent * CHANGED_GRANTS),
+  );
   const genMs = performance.now() - t;
-  const hash = createHash("sha256");
-  for (const f of synthetic.files) hash.update(`${f.path}\0${f.text}\0`);
-  const digest = hash.digest("hex").slice(0, 12);
+  const contentHash = (files: GeneratedFile[]) => {
+    const hash = createHash("sha256");
+    for (const f of files) hash.update(`${f.path}\0${f.text}\0`);
+    return hash.digest("hex").slice(0, 12);
+  };
+  const digest = contentHash(synthetic.files);
 
   const { dir, temporary } = await prepareDir(opts);
   try {
@@ -354,16 +629,53 @@ async function main(): Promise<number> {
       if (small.status === 0) cliExampleMs = small.ms;
     }
 
+    // plan --against: the base committed, then a commit changing 5% of the grants. After the
+    // validate figures, so the repository does not slow the baseline's directory walk.
+    const commits = await commitRevisions(dir, changed, change.files);
+    await verify(dir, changed);
+    const planCheck = await checkPlan(dir, change);
+    const plans: number[] = [];
+    for (let i = 0; i < opts.warmup + opts.reps; i++) {
+      let code = -1;
+      const tp = await time(async () => {
+        code = (await runPlanCli(dir)).code;
+      });
+      if (code !== 0) throw new BenchBroken(`terfyn plan --against ${AGAINST} exited ${code}`);
+      if (i >= opts.warmup) plans.push(tp);
+    }
+    const planPhases: PlanPhases[] = [];
+    for (let i = 0; i < Math.max(3, Math.min(opts.reps, 5)); i++) {
+      planPhases.push(await runPlanPhases(dir));
+    }
+    const planPhase = (k: keyof PlanPhases) => median(planPhases.map((p) => p[k]));
+    let planCliMs: number | undefined;
+    if (opts.cli) {
+      const cli = runPlanCliProcess(dir);
+      if (cli.status !== 0)
+        throw new BenchBroken(
+          `terfyn plan --against ${AGAINST} exited ${cli.status} on the synthetic project:\n${cli.output.slice(-2000)}`,
+        );
+      planCliMs = cli.ms;
+    }
+
     const baseMs = median(base);
     const valMs = median(val);
     const ratio = valMs / baseMs;
     const ratioOk = ratio <= TARGET_RATIO;
     const absOk = valMs < TARGET_MS;
+    const planMs = median(plans);
+    const planRatio = planMs / baseMs;
+    const planRatioOk = planRatio <= TARGET_PLAN_RATIO;
+    const planAbsOk = planMs < TARGET_PLAN_MS;
     const s = synthetic.stats;
+    const pc = planCheck;
 
     const rows: [string, string][] = [
       ["project", `${dir}${temporary ? " (temporary, removed afterwards)" : ""}`],
-      ["seed / content hash", `${opts.seed} / ${digest}  (generated in ${ms(genMs)})`],
+      [
+        "seed / content hash",
+        `${opts.seed} / ${digest}  (generated with its changed twin in ${ms(genMs)})`,
+      ],
       [
         "files",
         `${synthetic.files.length} (${synthetic.files.filter((f) => f.path.endsWith(".agent")).length} .agent, ${synthetic.files.filter((f) => !f.path.endsWith(".agent")).length} YAML)`,
@@ -406,11 +718,56 @@ async function main(): Promise<number> {
           : `${ms(cliMs)}  (node bin/terfyn.mjs validate, incl. process start-up${cliExampleMs === undefined ? "" : `; ${ms(cliExampleMs)} on the small example`})`,
       ],
       ["", ""],
+      [
+        "plan: revisions",
+        `${AGAINST} = ${commits.base.slice(0, 12)} (base), working tree = HEAD ${commits.head.slice(0, 12)} (content hash ${contentHash(changed.files)})`,
+      ],
+      [
+        "  the change",
+        `${change.changed} of ${s.grants} grants (${((change.changed / s.grants) * 100).toFixed(1)}%) on ${change.agents} agents: ${change.added} added, ${change.removed} removed, ${change.toAutonomous} gated -> autonomous, ${change.toGated} autonomous -> gated; ${change.workflowsWithNewEffects} workflows' effects follow; ${change.files.length} files differ`,
+      ],
+      [
+        "  the plan",
+        `${pc.grantChanges} grant changes in capability_delta (${pc.added} added, ${pc.removed} removed, ${pc.toAutonomous} -> autonomous, ${pc.toGated} -> gated); ${pc.summary.change} resources to update; authority autonomous ${pc.authority.autonomous}, gated ${pc.authority.gated} (${pc.authority.agentsWidened} agents widened, ${pc.authority.agentsNarrowed} only narrowed); text ${kib(pc.textBytes)}, ${pc.hash.slice(0, 19)}`,
+      ],
+      [
+        "plan --against",
+        `${ms(planMs)}  (runCli plan --project DIR --against ${AGAINST}, in-process; min ${ms(Math.min(...plans))}, max ${ms(Math.max(...plans))})`,
+      ],
+      [
+        "ratio plan/baseline",
+        `${planRatio.toFixed(2)}x  (${(planMs / valMs).toFixed(2)}x validate)`,
+      ],
+      ["  phase: read current (fs)", ms(planPhase("readCurrent"))],
+      ["  phase: validate current", ms(planPhase("validateCurrent"))],
+      ["  phase: git read prior", `${ms(planPhase("gitRead"))}  (readProjectAtRevision)`],
+      ["  phase: validate prior", ms(planPhase("validatePrior"))],
+      ["  phase: prior resources", `${ms(planPhase("priorResources"))}  (projectResources)`],
+      ["  phase: plan compute", `${ms(planPhase("plan"))}  (planProject), of which:`],
+      ["    current resources", `${ms(planPhase("currentResources"))}  (projectResources)`],
+      [
+        "    digests prior + current",
+        `${ms(planPhase("digests"))}  (sha256 of canonical JSON, ~${kib(planPhase("digestBytes"))} each)`,
+      ],
+      [
+        "    policy, diff, plan hash (rest)",
+        ms(Math.max(0, planPhase("plan") - planPhase("currentResources") - planPhase("digests"))),
+      ],
+      ["  phase: render text", `${ms(planPhase("render"))}  (renderPlanText)`],
+      [
+        "plan CLI wall (end to end)",
+        planCliMs === undefined
+          ? "skipped (--no-cli)"
+          : `${ms(planCliMs)}  (node bin/terfyn.mjs plan --against ${AGAINST}, incl. process start-up)`,
+      ],
+      ["", ""],
       [`validate <= ${TARGET_RATIO}x baseline`, ratioOk ? "PASS" : "FAIL"],
       [`validate < ${TARGET_MS} ms`, absOk ? "PASS" : "FAIL"],
+      [`plan --against <= ${TARGET_PLAN_RATIO}x baseline`, planRatioOk ? "PASS" : "FAIL"],
+      [`plan --against < ${TARGET_PLAN_MS} ms`, planAbsOk ? "PASS" : "FAIL"],
     ];
-    process.stdout.write(`Terfyn validate benchmark\n\n${table(rows)}\n`);
-    if (opts.check && !(ratioOk && absOk)) {
+    process.stdout.write(`Terfyn validate and plan benchmark\n\n${table(rows)}\n`);
+    if (opts.check && !(ratioOk && absOk && planRatioOk && planAbsOk)) {
       process.stdout.write("\n--check: a target failed\n");
       return 1;
     }

@@ -275,6 +275,25 @@ interface Workflow {
   returns: string;
   effects: string[];
   body: Stmt[];
+  /** What the body calls: its effects are the union of theirs. */
+  calledAgents: Agent[];
+  subs: Workflow[];
+}
+
+/** The project as data, before rendering. */
+interface Model {
+  opts: SyntheticOptions;
+  tools: Tool[];
+  agents: Agent[];
+  workflows: Workflow[];
+  forbidPerAgent: { agent: string; effect: string }[];
+  /** Per team (agent file): the operations its agents draw grants from. */
+  teamGrantable: { tool: string; op: Operation }[][];
+  agentsPerFile: number;
+  workflowsPerFile: number;
+  workflowCalls: number;
+  agentCalls: number;
+  loops: number;
 }
 
 // ── Generation ────────────────────────────────────────────────────────────────────────────────
@@ -282,6 +301,159 @@ interface Workflow {
 export function generateSyntheticProject(
   opts: SyntheticOptions = DEFAULT_OPTIONS,
 ): SyntheticProject {
+  return renderProject(buildModel(opts));
+}
+
+export interface GrantChangeSummary {
+  /** Grants changed: added + removed + toAutonomous + toGated (one change per agent). */
+  changed: number;
+  added: number;
+  removed: number;
+  /** Mode flips `requires approval` → autonomous (each widens autonomous authority). */
+  toAutonomous: number;
+  /** Mode flips autonomous → `requires approval`. */
+  toGated: number;
+  agents: number;
+  /** Workflows whose declared effects had to change (a removal took an effect out of reach). */
+  workflowsWithNewEffects: number;
+  /** Paths whose text differs between the two projects. */
+  files: string[];
+}
+
+/**
+ * The project, and the same project with `count` grants changed: one change on each of `count`
+ * distinct agents (never the first five, which the capability test names): 40% added grants,
+ * 30% removed grants, 30% mode flips (half `requires approval` -> autonomous, on agents drawn
+ * from those holding such a grant; half autonomous -> gated). The changes come from their own
+ * PRNG, so the base project is byte-identical to `generateSyntheticProject(opts)`.
+ *
+ * The changed project stays valid: an added grant is an operation of the agent's team whose
+ * effects the agent already reaches when there is one (else any grantable operation), never
+ * one reaching an effect a policy forbids the agent, and gated when it reaches the effect that
+ * requires approval; such a grant is never flipped to autonomous; an agent keeps at least one
+ * grant; and every workflow's declared effects are recomputed (exactly its reachable effects).
+ */
+export function generateGrantChange(
+  opts: SyntheticOptions,
+  count: number,
+): { base: SyntheticProject; changed: SyntheticProject; change: GrantChangeSummary } {
+  const m = buildModel(opts);
+  const base = renderProject(m);
+  const rng = makeRng((opts.seed ^ 0x9e3779b9) >>> 0);
+
+  const forbidden = new Map<string, Set<string>>();
+  for (const f of m.forbidPerAgent) {
+    forbidden.set(f.agent, new Set([...(forbidden.get(f.agent) ?? []), f.effect]));
+  }
+  const summary: GrantChangeSummary = {
+    changed: 0,
+    added: 0,
+    removed: 0,
+    toAutonomous: 0,
+    toGated: 0,
+    agents: 0,
+    workflowsWithNewEffects: 0,
+    files: [],
+  };
+  const eligible = m.agents.map((a, i) => ({ a, i })).slice(5);
+  if (count > eligible.length)
+    throw new Error(`cannot change ${count} grants: only ${eligible.length} agents are eligible`);
+
+  // A grant reaching the approval-required effect is never made autonomous.
+  const promotable = (g: Grant) => g.gated && !g.effects.includes(REQUIRES_APPROVAL);
+  const flip = (agent: Agent, toAutonomous: boolean): boolean => {
+    const candidates = agent.grants.filter((g) => (toAutonomous ? promotable(g) : !g.gated));
+    if (candidates.length === 0) return false;
+    const g = rng.pick(candidates);
+    g.gated = !toAutonomous;
+    if (toAutonomous) summary.toAutonomous++;
+    else summary.toGated++;
+    return true;
+  };
+  const add = (agent: Agent, index: number): boolean => {
+    const team = Math.floor(index / m.agentsPerFile);
+    const held = new Set(agent.grants.map((g) => `${g.tool}.${g.operation}`));
+    const banned = forbidden.get(agent.name) ?? new Set<string>();
+    const candidates = (m.teamGrantable[team] ?? []).filter(
+      ({ tool, op }) => !held.has(`${tool}.${op.name}`) && !op.effects.some((e) => banned.has(e)),
+    );
+    const quiet = candidates.filter(({ op }) => op.effects.every((e) => agent.effects.has(e)));
+    const pool = quiet.length > 0 ? quiet : candidates;
+    if (pool.length === 0) return false;
+    const { tool, op } = rng.pick(pool);
+    agent.grants.push({
+      tool,
+      operation: op.name,
+      gated: op.effects.includes(REQUIRES_APPROVAL) || rng.chance(0.12),
+      effects: op.effects,
+    });
+    summary.added++;
+    return true;
+  };
+  const remove = (agent: Agent): boolean => {
+    if (agent.grants.length < 2) return false;
+    agent.grants.splice(rng.int(0, agent.grants.length - 1), 1);
+    summary.removed++;
+    return true;
+  };
+
+  // The quotas; the agents to promote a grant of are drawn from those that have one.
+  const nAdd = Math.round(count * 0.4);
+  const nRemove = Math.round(count * 0.3);
+  const nFlip = count - nAdd - nRemove;
+  const nToGated = Math.ceil(nFlip / 2);
+  const promote = rng.sample(
+    eligible.filter(({ a }) => a.grants.some(promotable)),
+    nFlip - nToGated,
+  );
+  const promoted = new Set(promote.map(({ a }) => a));
+  const rest = rng.sample(
+    eligible.filter(({ a }) => !promoted.has(a)),
+    count - promote.length,
+  );
+  const jobs: { a: Agent; i: number; kind: "add" | "remove" | "toGated" | "toAutonomous" }[] = [
+    ...promote.map((x) => ({ ...x, kind: "toAutonomous" as const })),
+    ...rest.map((x, k) => ({
+      ...x,
+      kind:
+        k < nAdd
+          ? ("add" as const)
+          : k < nAdd + nRemove
+            ? ("remove" as const)
+            : ("toGated" as const),
+    })),
+  ];
+  for (const { a, i, kind } of jobs) {
+    const done =
+      kind === "add"
+        ? add(a, i) || flip(a, false)
+        : kind === "remove"
+          ? remove(a) || flip(a, false)
+          : flip(a, kind === "toAutonomous") || add(a, i);
+    if (!done) throw new Error(`could not change a grant of ${a.name}`);
+    a.effects = new Set(a.grants.flatMap((g) => g.effects));
+    summary.agents++;
+  }
+  summary.changed = summary.added + summary.removed + summary.toAutonomous + summary.toGated;
+
+  // Callees have higher indices: recompute from the last workflow to the first.
+  for (let w = m.workflows.length - 1; w >= 0; w--) {
+    const wf = m.workflows[w] as Workflow;
+    const reach = new Set<string>();
+    for (const a of wf.calledAgents) for (const e of a.effects) reach.add(e);
+    for (const s of wf.subs) for (const e of s.effects) reach.add(e);
+    const effects = [...reach].sort();
+    if (effects.join(",") !== wf.effects.join(",")) summary.workflowsWithNewEffects++;
+    wf.effects = effects;
+  }
+
+  const changed = renderProject(m);
+  const before = new Map(base.files.map((f) => [f.path, f.text]));
+  summary.files = changed.files.filter((f) => before.get(f.path) !== f.text).map((f) => f.path);
+  return { base, changed, change: summary };
+}
+
+function buildModel(opts: SyntheticOptions): Model {
   const rng = makeRng(opts.seed);
   const schemaNames = SCHEMAS.map((s) => s.name);
 
@@ -372,6 +544,8 @@ export function generateSyntheticProject(
       returns: rng.pick(schemaNames),
       effects: [],
       body: [],
+      calledAgents: [],
+      subs: [],
     });
   }
   let workflowCalls = 0;
@@ -385,6 +559,8 @@ export function generateSyntheticProject(
         ? rng.sample(workflows.slice(w + 1), rng.int(1, 2))
         : [];
     wf.body = g.body(subs);
+    wf.calledAgents = [...g.calledAgents];
+    wf.subs = subs;
     const reach = new Set<string>();
     for (const a of g.calledAgents) for (const e of a.effects) reach.add(e);
     for (const s of subs) for (const e of s.effects) reach.add(e);
@@ -401,8 +577,24 @@ export function generateSyntheticProject(
     const effect = EFFECT_CLASSES.find((e) => !a.effects.has(e) && e !== FORBIDDEN_EVERYWHERE);
     if (effect) forbidPerAgent.push({ agent: a.name, effect });
   }
+  return {
+    opts,
+    tools,
+    agents,
+    workflows,
+    forbidPerAgent,
+    teamGrantable,
+    agentsPerFile,
+    workflowsPerFile,
+    workflowCalls,
+    agentCalls,
+    loops,
+  };
+}
 
-  // ── Render the real project ──
+function renderProject(m: Model): SyntheticProject {
+  const { opts, tools, agents, workflows, forbidPerAgent, agentsPerFile, workflowsPerFile } = m;
+  const { workflowCalls, agentCalls, loops } = m;
   const files: GeneratedFile[] = [];
   files.push({
     path: "terfyn.yaml",
