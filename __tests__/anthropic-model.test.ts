@@ -16,7 +16,7 @@ function fakeFetch(
   reply: unknown,
   seen: { url: string; body: Record<string, unknown>; headers: Headers }[],
 ): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
     const req = new Request(input, init);
     seen.push({ url: req.url, body: JSON.parse(await req.text()), headers: req.headers });
     return new Response(JSON.stringify(reply), {
