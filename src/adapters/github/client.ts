@@ -1,0 +1,52 @@
+/**
+ * The Octokit client every GitHub adapter uses: @actions/github's Octokit with the retry and
+ * throttling plugins (secondary rate limits wait and retry a bounded number of times). Tests
+ * pass Node's global fetch, which nock intercepts, and turn retries off.
+ */
+import { getOctokit } from "@actions/github";
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+
+export type GitHubClient = ReturnType<typeof getOctokit>;
+
+export interface ClientOptions {
+  fetch?: typeof fetch;
+  /** Retries on 5xx and rate limits; 0 in tests. */
+  retries?: number;
+  log?: (message: string) => void;
+}
+
+export function createGitHubClient(token: string, options: ClientOptions = {}): GitHubClient {
+  const retries = options.retries ?? 3;
+  return getOctokit(
+    token,
+    {
+      ...(options.fetch ? { request: { fetch: options.fetch, retries } } : { request: { retries } }),
+      retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0 },
+      throttle: {
+        enabled: retries > 0,
+        onRateLimit: (after: number, o: { method: string; url: string }, _octokit: unknown, count: number) => {
+          options.log?.(`GitHub rate limit on ${o.method} ${o.url}; retrying after ${after}s`);
+          return count < retries;
+        },
+        onSecondaryRateLimit: (after: number, o: { method: string; url: string }, _octokit: unknown, count: number) => {
+          options.log?.(`GitHub secondary rate limit on ${o.method} ${o.url}; retrying after ${after}s`);
+          return count < retries;
+        },
+      },
+    },
+    retry,
+    throttling,
+  );
+}
+
+/** A GitHub API failure as one clear sentence. */
+export function describeApiError(e: unknown, what: string): string {
+  const err = e as { status?: number; message?: string; response?: { data?: { message?: string } } };
+  const status = err.status;
+  const detail = err.response?.data?.message ?? err.message ?? String(e);
+  if (status === 403 || status === 404) {
+    return `${what} failed (HTTP ${status}: ${detail}); the token may lack permission (a fork's pull request gets a read-only token)`;
+  }
+  return `${what} failed${status ? ` (HTTP ${status})` : ""}: ${detail}`;
+}
