@@ -33,9 +33,24 @@ export async function readProjectAtRevision(
       `${projectDir} is not inside a git repository, so --against cannot read an earlier revision`,
     );
   }
-  let commit: string;
+  const prefix = relative(await realpath(top), await realpath(projectDir))
+    .split("\\")
+    .join("/");
+  return readProjectInRepository(top, prefix, revision);
+}
+
+/** Resolves a revision to a full commit id, or explains that it is unknown. */
+export async function resolveCommit(repoRoot: string, revision: string): Promise<string> {
+  let commit = "";
   try {
-    commit = (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}^{commit}`])).trim();
+    commit = (
+      await simpleGit({ baseDir: repoRoot }).raw([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        `${revision}^{commit}`,
+      ])
+    ).trim();
   } catch {
     commit = "";
   }
@@ -43,10 +58,21 @@ export async function readProjectAtRevision(
     throw new GitRevisionError(
       `unknown git revision \`${revision}\` (try a branch, tag, commit or HEAD~1)`,
     );
+  return commit;
+}
 
-  const prefix = relative(await realpath(top), await realpath(projectDir))
-    .split("\\")
-    .join("/");
+/**
+ * The project at `prefix` (a path relative to the repository root, "" for the root) as it was
+ * at `revision`, read from git objects only: nothing is checked out, nothing is executed.
+ */
+export async function readProjectInRepository(
+  repoRoot: string,
+  prefix: string,
+  revision: string,
+): Promise<RevisionFiles> {
+  const git = simpleGit({ baseDir: repoRoot });
+  const commit = await resolveCommit(repoRoot, revision);
+  const clean = prefix === "." ? "" : prefix.replace(/\/+$/, "");
   const listing = await git.raw([
     "ls-tree",
     "-r",
@@ -55,10 +81,10 @@ export async function readProjectAtRevision(
     "--name-only",
     commit,
     "--",
-    prefix === "" ? "." : prefix,
+    clean === "" ? "." : clean,
   ]);
   const paths = listing.split("\0").filter((p) => p !== "");
-  const strip = prefix === "" ? "" : `${prefix}/`;
+  const strip = clean === "" ? "" : `${clean}/`;
   const wanted = paths
     .filter((p) => strip === "" || p.startsWith(strip))
     .map((p) => ({ full: p, rel: p.slice(strip.length) }))
@@ -66,7 +92,7 @@ export async function readProjectAtRevision(
   const existed = paths.some((p) => p === `${strip}terfyn.yaml`);
   if (!existed) return { commit, existed, files: [] };
   const contents = await catFiles(
-    top,
+    repoRoot,
     wanted.map((w) => `${commit}:${w.full}`),
   );
   return {
@@ -74,6 +100,28 @@ export async function readProjectAtRevision(
     existed,
     files: wanted.map((w, i) => ({ path: w.rel, text: contents[i] ?? "" })),
   };
+}
+
+/** Directories (relative to the repository root, "." for the root) holding a terfyn.yaml at `revision`. */
+export async function findProjectsAtRevision(
+  repoRoot: string,
+  revision: string,
+): Promise<string[]> {
+  const commit = await resolveCommit(repoRoot, revision);
+  const listing = await simpleGit({ baseDir: repoRoot }).raw([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--full-tree",
+    "--name-only",
+    commit,
+  ]);
+  return listing
+    .split("\0")
+    .filter((p) => p === "terfyn.yaml" || p.endsWith("/terfyn.yaml"))
+    .map((p) => (p === "terfyn.yaml" ? "." : p.slice(0, -"/terfyn.yaml".length)))
+    .filter((dir) => dir === "." || belongsToProject(`${dir}/x.agent`))
+    .sort();
 }
 
 /** Reads many blobs through one `git cat-file --batch` process. */

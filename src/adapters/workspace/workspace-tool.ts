@@ -5,9 +5,10 @@
  * - a path must be relative, without NUL, backslashes or `..` components;
  * - reads open the file, then check the *opened* file's real path (via /proc/self/fd, or a
  *   realpath + inode comparison where /proc is absent) is inside the root;
- * - writes never follow a symlink at the final component (O_NOFOLLOW), create parents only
- *   inside the root, check the opened file before truncating or writing a byte, and remove a
- *   file they created outside the root if a swap got one there;
+ * - writes never follow a symlink at the final component (O_NOFOLLOW), never block on a FIFO,
+ *   create parents only inside the root, check the opened file before truncating or writing a
+ *   byte, refuse a file with other hard links (its inode may be shared with a file outside),
+ *   and remove a file they created outside the root if a swap got one there;
  * - `run_tests` runs only the configured command, in the root, with a timeout and output cap.
  */
 import { spawn } from "node:child_process";
@@ -129,6 +130,11 @@ export class WorkspaceTool {
   async readFile(path: unknown): Promise<string> {
     const parts = this.components(path);
     const abs = join(this.rootReal, ...parts);
+    // Check the name before opening too: opening a FIFO or device outside the root can itself
+    // have effects there. The check after opening still decides (it catches swaps).
+    const before = await realpath(abs).catch(() => undefined);
+    if (before !== undefined && !this.inside(before))
+      throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
     await this.config.beforeOpen?.(abs);
     let handle: import("node:fs/promises").FileHandle;
     try {
@@ -199,7 +205,8 @@ export class WorkspaceTool {
       if (code !== "EEXIST") throw new SandboxViolation(`cannot write ${parts.join("/")}: ${code}`);
       created = false;
       try {
-        handle = await open(abs, constants.O_WRONLY | constants.O_NOFOLLOW);
+        // O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of hanging the run.
+        handle = await open(abs, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       } catch (e2) {
         const c2 = (e2 as NodeJS.ErrnoException).code;
         throw new SandboxViolation(
@@ -217,6 +224,12 @@ export class WorkspaceTool {
       }
       const st = await handle.stat();
       if (!st.isFile()) throw new SandboxViolation(`${parts.join("/")} is not a regular file`);
+      // A hard link shares its inode with a name that may live outside the root: writing
+      // through it would change that file too.
+      if (st.nlink > 1)
+        throw new SandboxViolation(
+          `${parts.join("/")} has other hard links; write_file will not change a file shared with other paths`,
+        );
       await handle.truncate(0);
       await handle.write(content, 0, "utf8");
       await handle.sync();
