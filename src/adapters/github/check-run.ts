@@ -25,9 +25,14 @@ export function clip(s: string, limit = OUTPUT_TEXT_LIMIT): string {
   return s.slice(0, limit - note.length) + note;
 }
 
-export async function createCheckRun(client: GitHubClient, repo: { owner: string; repo: string }, input: CheckRunInput): Promise<number> {
+export async function createCheckRun(
+  client: GitHubClient,
+  repo: { owner: string; repo: string },
+  input: CheckRunInput,
+): Promise<number> {
   const batches: Annotation[][] = [];
-  for (let i = 0; i < input.annotations.length; i += ANNOTATIONS_PER_REQUEST) batches.push(input.annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  for (let i = 0; i < input.annotations.length; i += ANNOTATIONS_PER_REQUEST)
+    batches.push(input.annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
   const output = (annotations: Annotation[]) => ({
     title: clip(input.title, 1000),
     summary: clip(input.summary),
@@ -43,7 +48,11 @@ export async function createCheckRun(client: GitHubClient, repo: { owner: string
     output: output(batches[0] ?? []),
   });
   for (const batch of batches.slice(1)) {
-    await client.rest.checks.update({ ...repo, check_run_id: created.data.id, output: output(batch) });
+    await client.rest.checks.update({
+      ...repo,
+      check_run_id: created.data.id,
+      output: output(batch),
+    });
   }
   return created.data.id;
 }

@@ -21,16 +21,30 @@ export function createGitHubClient(token: string, options: ClientOptions = {}): 
   return getOctokit(
     token,
     {
-      ...(options.fetch ? { request: { fetch: options.fetch, retries } } : { request: { retries } }),
+      ...(options.fetch
+        ? { request: { fetch: options.fetch, retries } }
+        : { request: { retries } }),
       retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0 },
       throttle: {
         enabled: retries > 0,
-        onRateLimit: (after: number, o: { method: string; url: string }, _octokit: unknown, count: number) => {
+        onRateLimit: (
+          after: number,
+          o: { method: string; url: string },
+          _octokit: unknown,
+          count: number,
+        ) => {
           options.log?.(`GitHub rate limit on ${o.method} ${o.url}; retrying after ${after}s`);
           return count < retries;
         },
-        onSecondaryRateLimit: (after: number, o: { method: string; url: string }, _octokit: unknown, count: number) => {
-          options.log?.(`GitHub secondary rate limit on ${o.method} ${o.url}; retrying after ${after}s`);
+        onSecondaryRateLimit: (
+          after: number,
+          o: { method: string; url: string },
+          _octokit: unknown,
+          count: number,
+        ) => {
+          options.log?.(
+            `GitHub secondary rate limit on ${o.method} ${o.url}; retrying after ${after}s`,
+          );
           return count < retries;
         },
       },
@@ -42,7 +56,11 @@ export function createGitHubClient(token: string, options: ClientOptions = {}): 
 
 /** A GitHub API failure as one clear sentence. */
 export function describeApiError(e: unknown, what: string): string {
-  const err = e as { status?: number; message?: string; response?: { data?: { message?: string } } };
+  const err = e as {
+    status?: number;
+    message?: string;
+    response?: { data?: { message?: string } };
+  };
   const status = err.status;
   const detail = err.response?.data?.message ?? err.message ?? String(e);
   if (status === 403 || status === 404) {

@@ -17,8 +17,16 @@ export function stickyMarker(projectPath: string): string {
   return `<!-- terfyn:plan project=${encodeURIComponent(projectPath)} -->`;
 }
 
-export async function listIssueComments(client: GitHubClient, repo: { owner: string; repo: string }, issue: number): Promise<IssueComment[]> {
-  const items = await client.paginate(client.rest.issues.listComments, { ...repo, issue_number: issue, per_page: 100 });
+export async function listIssueComments(
+  client: GitHubClient,
+  repo: { owner: string; repo: string },
+  issue: number,
+): Promise<IssueComment[]> {
+  const items = await client.paginate(client.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue,
+    per_page: 100,
+  });
   return items.map((c) => ({
     id: c.id,
     body: c.body ?? "",
@@ -47,6 +55,10 @@ export async function upsertStickyComment(
     await client.rest.issues.updateComment({ ...repo, comment_id: mine.id, body: full });
     return { action: "updated", id: mine.id };
   }
-  const created = await client.rest.issues.createComment({ ...repo, issue_number: issue, body: full });
+  const created = await client.rest.issues.createComment({
+    ...repo,
+    issue_number: issue,
+    body: full,
+  });
   return { action: "created", id: created.data.id };
 }

@@ -6,7 +6,10 @@
 const APPROVE = /^\/terfyn\s+approve\s+(sha256:[0-9a-f]{64})\s*$/;
 const APPROVE_LOOSE = /^\/terfyn\s+approve\b\s*(\S*)/;
 
-export type ApprovalCommand = { kind: "approve"; hash: string } | { kind: "malformed"; text: string } | undefined;
+export type ApprovalCommand =
+  | { kind: "approve"; hash: string }
+  | { kind: "malformed"; text: string }
+  | undefined;
 
 /** The approval command in a comment body, if it has one outside quotes and code blocks. */
 export function parseApprovalComment(body: string): ApprovalCommand {
@@ -51,21 +54,40 @@ export type ApprovalVerdict =
  * Whether a comment approves `currentHash` (permission is checked separately, through the API).
  * Refusals say why, for the reply.
  */
-export function judgeApprovalComment(c: CommentFacts, ctx: { prAuthor: string; botLogins: readonly string[]; currentHashes: readonly string[] }): ApprovalVerdict | undefined {
+export function judgeApprovalComment(
+  c: CommentFacts,
+  ctx: { prAuthor: string; botLogins: readonly string[]; currentHashes: readonly string[] },
+): ApprovalVerdict | undefined {
   const command = parseApprovalComment(c.body);
   if (!command) return undefined;
   if (command.kind === "malformed") {
-    return { ok: false, reason: "the approval must name a full plan hash: `/terfyn approve sha256:<64 hex digits>`" };
+    return {
+      ok: false,
+      reason: "the approval must name a full plan hash: `/terfyn approve sha256:<64 hex digits>`",
+    };
   }
   if (c.authorType === "Bot" || c.author.endsWith("[bot]") || ctx.botLogins.includes(c.author)) {
     return { ok: false, reason: "approvals from bots never count", hash: command.hash };
   }
-  if (c.edited) return { ok: false, reason: "an edited comment never counts as an approval; post a new comment", hash: command.hash };
+  if (c.edited)
+    return {
+      ok: false,
+      reason: "an edited comment never counts as an approval; post a new comment",
+      hash: command.hash,
+    };
   if (c.author === ctx.prAuthor) {
-    return { ok: false, reason: "the pull request's author cannot approve its own plan", hash: command.hash };
+    return {
+      ok: false,
+      reason: "the pull request's author cannot approve its own plan",
+      hash: command.hash,
+    };
   }
   if (!ctx.currentHashes.includes(command.hash)) {
-    return { ok: false, reason: "that is not the plan the current head produces", hash: command.hash };
+    return {
+      ok: false,
+      reason: "that is not the plan the current head produces",
+      hash: command.hash,
+    };
   }
   return { ok: true, hash: command.hash };
 }
