@@ -14,12 +14,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { beforeAll, describe, type ExpectStatic, it } from "vitest";
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
 import { copyExample, EXAMPLE, edit } from "./helpers/example-project.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
@@ -103,8 +104,23 @@ function terfyn(args: string[], cwd: string, env: Record<string, string>): Promi
 let scriptPath = "";
 let plainProject = "";
 
+/** Temporary directories this file made, removed at the end. */
+const made: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+function projectCopy(prefix: string): string {
+  const dir = copyExample(prefix);
+  made.push(dir);
+  return dir;
+}
+
 function freshCase(prefix = "terfyn-crash-"): Case {
-  const base = mkdtempSync(join(tmpdir(), prefix));
+  const base = tempDir(prefix);
   const ws = join(base, "ws");
   mkdirSync(ws);
   return { base, ws, runDir: join(base, "run") };
@@ -290,10 +306,10 @@ interface Clean {
 let clean: Clean;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "terfyn-crash-script-"));
+  const dir = tempDir("terfyn-crash-script-");
   scriptPath = join(dir, "script.yaml");
   writeFileSync(scriptPath, SCRIPT);
-  plainProject = copyExample("terfyn-crash-project-");
+  plainProject = projectCopy("terfyn-crash-project-");
 
   const c = freshCase();
   const r = await startRun(c, plainProject);
@@ -309,6 +325,10 @@ beforeAll(async () => {
     count: counterLines(c.ws),
   };
 }, 60_000);
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 describe.concurrent("an uninterrupted run (the reference)", () => {
   it("exercises two iterations, several writes, test runs and a denied call", ({ expect }) => {
@@ -448,8 +468,9 @@ describe.concurrent("a torn journal line", () => {
     expect,
   }) => {
     const { c } = await tornRun(expect);
-    // Resume, and crash again after a few events of that session.
-    const second = await resume(c, { TERFYN_TEST_KILL_AFTER_EVENT: "3" });
+    // Resume, and crash again two events into that session (run.resume, the write's result): a
+    // third would be the run_tests intent, where stopping in doubt is the right answer.
+    const second = await resume(c, { TERFYN_TEST_KILL_AFTER_EVENT: "2" });
     expect(second.signal, second.stderr).toBe("SIGKILL");
     // Only the last line of a journal may be torn; what the resume appended must be whole.
     const mid = readJournal(c.runDir);
@@ -473,7 +494,7 @@ describe.concurrent("approval (HITL) across processes", () => {
   it("pauses on a gated write, refuses a wrong hash, resumes at the right point, never asks twice", async ({
     expect,
   }) => {
-    const project = copyExample("terfyn-hitl-");
+    const project = projectCopy("terfyn-hitl-");
     edit(
       project,
       "main.agent",
@@ -588,7 +609,7 @@ describe.concurrent("approval (HITL) across processes", () => {
 
 describe.concurrent("resuming after the project changed", () => {
   it("fails closed on the IR hash and leaves the run directory as it was", async ({ expect }) => {
-    const project = copyExample("terfyn-edited-");
+    const project = projectCopy("terfyn-edited-");
     const c = freshCase("terfyn-edited-run-");
     const k = clean.events.findIndex((e) => e.type === "step.start" && e.step === "c1@1") + 1;
     const killed = await startRun(c, project, { TERFYN_TEST_KILL_AFTER_EVENT: String(k) });

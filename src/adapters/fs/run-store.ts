@@ -4,7 +4,15 @@
  * `TERFYN_TEST_KILL_AFTER_EVENT=N` makes the process SIGKILL itself right after the N-th event
  * of this session is durable: the crash tests use it to stop a real run at every journal point.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -64,12 +72,40 @@ export class RunStore {
   }
 
   async append(event: JournalEvent): Promise<void> {
-    if (this.fd === undefined) this.fd = openSync(this.journalPath, "a");
+    if (this.fd === undefined) this.fd = this.openForAppend();
     writeSync(this.fd, `${JSON.stringify(event)}\n`);
     fsyncSync(this.fd);
     this.written++;
     if (this.killAfter !== undefined && this.written >= this.killAfter)
       process.kill(process.pid, "SIGKILL");
+  }
+
+  /**
+   * Opens the journal for appending. A crash mid-write can leave a torn last line; it is cut
+   * back to the last complete event first, so the next event starts on a line of its own
+   * (reading already ignores a torn *last* line; appending after it would bury it mid-file).
+   */
+  private openForAppend(): number {
+    const fd = openSync(this.journalPath, "a+");
+    const size = fstatSync(fd).size;
+    if (size > 0) {
+      const chunk = Buffer.alloc(Math.min(size, 64 * 1024));
+      let end = size;
+      let keep = -1;
+      while (end > 0 && keep < 0) {
+        const start = Math.max(0, end - chunk.length);
+        const n = readSync(fd, chunk, 0, end - start, start);
+        const i = chunk.subarray(0, n).lastIndexOf(10);
+        if (i >= 0) keep = start + i + 1;
+        end = start;
+      }
+      if (keep < 0) keep = 0;
+      if (keep < size) {
+        ftruncateSync(fd, keep);
+        fsyncSync(fd);
+      }
+    }
+    return fd;
   }
 
   close(): void {

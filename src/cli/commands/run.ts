@@ -223,6 +223,19 @@ async function resumeRun(
       ? [input]
       : (wf?.params ?? []).map((p) => (input as Record<string, unknown> | null)?.[p.name]);
   const history = await store.readJournal();
+  const last = history.at(-1);
+  if (last?.type === "run.end" && last.status === "completed") {
+    // Killed after the run ended but before state.json said so: record it, repeat nothing.
+    await store.writeState({
+      ...state,
+      status: "completed",
+      result: last.result,
+      updated_at: (io.now?.() ?? new Date()).toISOString(),
+    });
+    io.stderr(`terfyn: run ${state.run_id} had already completed\n`);
+    io.stdout(`${JSON.stringify(last.result, null, 2)}\n`);
+    return 0;
+  }
   const scriptPath = scriptArg !== undefined ? resolve(io.cwd, scriptArg) : state.model_script;
   const prepared = await prepare(project, program, scriptPath, ctx.root, io);
   io.stderr(
