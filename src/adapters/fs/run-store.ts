@@ -138,9 +138,13 @@ export class RunStore {
     return events;
   }
 
-  async writeState(state: RunState): Promise<void> {
+  /**
+   * Writes state.json atomically (temp file, rename). `durable: false` skips the fsync: right
+   * for progress checkpoints, because the journal, not state.json, is what resume trusts.
+   */
+  async writeState(state: RunState, options: { durable?: boolean } = {}): Promise<void> {
     await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
-      fsync: true,
+      fsync: options.durable ?? true,
     });
   }
 
