@@ -478,3 +478,34 @@ describe("approvals by comment", () => {
     expect(run.failed).toBe(false);
   });
 });
+
+describe("settings", () => {
+  it("an invalid input fails the step with one line naming the input", async () => {
+    const { repo, base, head } = prRepo((p) => grant(p, "Reviewer", "tool.workspace.write_file"));
+    const run = await runAction({
+      event: "pull_request",
+      payload: prPayload(head, base),
+      workspace: repo,
+      inputs: inputs({ "fail-on": "sometimes" }),
+    });
+    expect(run.failed).toBe(true);
+    expect(run.requests).toEqual([]);
+    expect(run.stdout).toContain(
+      "::error::terfyn: input `fail-on` must be forbidden, widening or any-change",
+    );
+  });
+
+  it("a pattern that matches no project says so", async () => {
+    const { repo, base, head } = prRepo((p) => grant(p, "Reviewer", "tool.workspace.write_file"));
+    const run = await runAction({
+      event: "pull_request",
+      payload: prPayload(head, base),
+      workspace: repo,
+      inputs: { project: "nothing/*" },
+    });
+    expect(run.failed).toBe(true);
+    expect(run.stdout).toMatch(
+      /::error::terfyn: no Terfyn project .* matches input `project`: nothing\/\*/,
+    );
+  });
+});

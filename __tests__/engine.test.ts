@@ -332,3 +332,41 @@ describe("clear errors", () => {
     expect(existsSync(join(s.workspace, "add.go"))).toBe(false);
   });
 });
+
+describe("terfyn runs", () => {
+  it("lists the project's runs and shows one run's state and journal", async () => {
+    const s = setup();
+    const runDir = join(s.project, ".terfyn", "runs", "r1");
+    const r = await runTerfyn(
+      [
+        "run",
+        "workflow/ImplementAndReview",
+        "--project",
+        ".",
+        "--input-file",
+        "fixtures/task.json",
+        "--model-script",
+        "fixtures/model-script.yaml",
+        "--run-dir",
+        runDir,
+      ],
+      s.project,
+      s.env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const list = await runTerfyn(["runs", "list", "--project", "."], s.project);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /^\d{8}-\d{6}-[0-9a-f]{6} {2}ImplementAndReview {2}completed {2}iteration 2 {2}started /,
+    );
+    const show = await runTerfyn(["runs", "show", runDir], s.project);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("status: completed");
+    expect(show.stdout).toMatch(
+      /journal: \d+ events \(run\.start 1, step\.start 4, .*tool\.denied 1/,
+    );
+    const missing = await runTerfyn(["runs", "show", join(s.project, "nope")], s.project);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("is not a run directory");
+  });
+});
