@@ -9,7 +9,12 @@
 
 export type FailureClass = "tactical" | "mechanical" | "strategic" | "environmental";
 
-export type RefereeDecision = "CONTINUE" | "RETRY_MECHANICAL" | "ESCALATE" | "STOP_OK" | "STOP_STUCK";
+export type RefereeDecision =
+  | "CONTINUE"
+  | "RETRY_MECHANICAL"
+  | "ESCALATE"
+  | "STOP_OK"
+  | "STOP_STUCK";
 
 /** One validation pass, as `verdict.json` records it. */
 export interface Verdict {
@@ -33,7 +38,11 @@ export interface RefereeLimits {
   maxEscalations: number;
 }
 
-export const DEFAULT_LIMITS: RefereeLimits = { maxIterations: 5, maxIdenticalRetries: 2, maxEscalations: 2 };
+export const DEFAULT_LIMITS: RefereeLimits = {
+  maxIterations: 5,
+  maxIdenticalRetries: 2,
+  maxEscalations: 2,
+};
 
 export interface RefereeState {
   /** Verdicts so far in this build loop, oldest first, not including `verdict`. */
@@ -72,18 +81,30 @@ export function looksEnvironmental(v: Verdict): boolean {
   return ENVIRONMENTAL_SIGNS.some((re) => re.test(text));
 }
 
-export function referee(verdict: Verdict, state: RefereeState, limits: RefereeLimits = DEFAULT_LIMITS): RefereeRuling {
+export function referee(
+  verdict: Verdict,
+  state: RefereeState,
+  limits: RefereeLimits = DEFAULT_LIMITS,
+): RefereeRuling {
   const iteration = state.history.length + 1;
   if (verdict.status === "pass") {
     if (verdict.new_tests_run <= 0) {
       return state.escalations >= limits.maxEscalations
-        ? { decision: "STOP_STUCK", rule: "false green again: no new test ran, and the re-plan budget is spent" }
-        : { decision: "ESCALATE", rule: "false green: the tests passed but none of the plan's new tests ran, so nothing was demonstrated" };
+        ? {
+            decision: "STOP_STUCK",
+            rule: "false green again: no new test ran, and the re-plan budget is spent",
+          }
+        : {
+            decision: "ESCALATE",
+            rule: "false green: the tests passed but none of the plan's new tests ran, so nothing was demonstrated",
+          };
     }
     return { decision: "STOP_OK", rule: `green with ${verdict.new_tests_run} new test(s) run` };
   }
 
-  const cls: FailureClass = looksEnvironmental(verdict) ? "environmental" : (verdict.failure_class ?? "tactical");
+  const cls: FailureClass = looksEnvironmental(verdict)
+    ? "environmental"
+    : (verdict.failure_class ?? "tactical");
   if (cls === "environmental") {
     return {
       decision: "STOP_STUCK",
@@ -92,25 +113,49 @@ export function referee(verdict: Verdict, state: RefereeState, limits: RefereeLi
     };
   }
   if (iteration >= limits.maxIterations) {
-    return { decision: "STOP_STUCK", rule: `iteration ceiling: ${limits.maxIterations} build iterations without going green`, failure_class: cls };
-  }
-  if (cls === "mechanical") {
-    return state.identicalRetries >= limits.maxIdenticalRetries
-      ? { decision: "STOP_STUCK", rule: `identical-retry cap: ${limits.maxIdenticalRetries} mechanical retries already made`, failure_class: cls }
-      : { decision: "RETRY_MECHANICAL", rule: "mechanical failure: retry the same attempt unchanged", failure_class: cls };
-  }
-  const previous = state.history.at(-1);
-  const sameTwice =
-    verdict.failure_signature !== undefined && previous?.status === "fail" && previous.failure_signature === verdict.failure_signature;
-  if (sameTwice || cls === "strategic") {
-    if (state.escalations >= limits.maxEscalations) {
-      return { decision: "STOP_STUCK", rule: `re-plan budget spent (${limits.maxEscalations} escalations)`, failure_class: cls };
-    }
     return {
-      decision: "ESCALATE",
-      rule: sameTwice ? "the same failure signature twice: the approach is wrong, not the attempt; re-plan" : "strategic failure: the plan is wrong; re-plan and re-approve",
+      decision: "STOP_STUCK",
+      rule: `iteration ceiling: ${limits.maxIterations} build iterations without going green`,
       failure_class: cls,
     };
   }
-  return { decision: "CONTINUE", rule: "tactical failure: the implementation is wrong; try again with a change", failure_class: cls };
+  if (cls === "mechanical") {
+    return state.identicalRetries >= limits.maxIdenticalRetries
+      ? {
+          decision: "STOP_STUCK",
+          rule: `identical-retry cap: ${limits.maxIdenticalRetries} mechanical retries already made`,
+          failure_class: cls,
+        }
+      : {
+          decision: "RETRY_MECHANICAL",
+          rule: "mechanical failure: retry the same attempt unchanged",
+          failure_class: cls,
+        };
+  }
+  const previous = state.history.at(-1);
+  const sameTwice =
+    verdict.failure_signature !== undefined &&
+    previous?.status === "fail" &&
+    previous.failure_signature === verdict.failure_signature;
+  if (sameTwice || cls === "strategic") {
+    if (state.escalations >= limits.maxEscalations) {
+      return {
+        decision: "STOP_STUCK",
+        rule: `re-plan budget spent (${limits.maxEscalations} escalations)`,
+        failure_class: cls,
+      };
+    }
+    return {
+      decision: "ESCALATE",
+      rule: sameTwice
+        ? "the same failure signature twice: the approach is wrong, not the attempt; re-plan"
+        : "strategic failure: the plan is wrong; re-plan and re-approve",
+      failure_class: cls,
+    };
+  }
+  return {
+    decision: "CONTINUE",
+    rule: "tactical failure: the implementation is wrong; try again with a change",
+    failure_class: cls,
+  };
 }

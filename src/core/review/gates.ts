@@ -1,0 +1,69 @@
+/**
+ * Gates (seed 003, principle 5): an approval is the content hash of the artifact it approves,
+ * recorded in an append-only log. One shared check is called at every gate and again inside
+ * every publisher, so a revised artifact needs a fresh approval, a mis-sequenced publish fails,
+ * and nothing an agent writes can approve anything (agents cannot write the log: see
+ * RESERVED_NAMES). Pure.
+ */
+import { createHash } from "node:crypto";
+
+export type GateName = "plan" | "publish";
+
+export interface ApprovalEntry {
+  gate: GateName;
+  hash: string;
+  approved_at: string;
+  by: string;
+}
+
+/** Files of a run directory that no phase or agent may write: only the orchestrator's adapters do. */
+export const RESERVED_NAMES = ["approvals.jsonl", "state.json"] as const;
+
+/** `sha256:` over an artifact's exact bytes. */
+export function artifactHash(bytes: string | Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+export type GateCheck = { ok: true; hash: string } | { ok: false; reason: string; hash: string };
+
+/**
+ * The one check every gate and every publisher calls: is there an approval, for this gate, of
+ * exactly these bytes?
+ */
+export function checkGate(
+  gate: GateName,
+  artifact: string | Uint8Array,
+  log: readonly ApprovalEntry[],
+): GateCheck {
+  const hash = artifactHash(artifact);
+  const mine = log.filter((a) => a.gate === gate);
+  if (mine.some((a) => a.hash === hash)) return { ok: true, hash };
+  if (mine.length > 0) {
+    return {
+      ok: false,
+      hash,
+      reason: `the ${gate} artifact changed since it was approved (approved ${mine.at(-1)?.hash}, now ${hash}); it needs a fresh approval`,
+    };
+  }
+  return { ok: false, hash, reason: `gate ${gate} has no approval for ${hash}` };
+}
+
+export class GateRefused extends Error {
+  constructor(
+    readonly gate: GateName,
+    readonly reason: string,
+  ) {
+    super(`gate ${gate} refused: ${reason}`);
+  }
+}
+
+/** For publishers: throws unless the exact publish artifact is approved. */
+export function assertGate(
+  gate: GateName,
+  artifact: string | Uint8Array,
+  log: readonly ApprovalEntry[],
+): string {
+  const r = checkGate(gate, artifact, log);
+  if (!r.ok) throw new GateRefused(gate, r.reason);
+  return r.hash;
+}

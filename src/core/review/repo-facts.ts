@@ -1,0 +1,91 @@
+/**
+ * The repository knows itself (seed 003, principles 18–19): its commands (install, test, single
+ * test, lint, format, typecheck) and its protected and extend-only files come from its
+ * AGENTS.md. A missing fact is named, never guessed from the shape of the tree. Pure.
+ */
+
+export const COMMAND_FACTS = [
+  "install",
+  "test",
+  "single test",
+  "lint",
+  "format",
+  "typecheck",
+] as const;
+export type CommandFact = (typeof COMMAND_FACTS)[number];
+
+const ALIASES: Record<string, CommandFact> = {
+  install: "install",
+  setup: "install",
+  test: "test",
+  tests: "test",
+  "test suite": "test",
+  "single test": "single test",
+  "single-test": "single test",
+  "one test": "single test",
+  "test one": "single test",
+  lint: "lint",
+  linter: "lint",
+  format: "format",
+  formatter: "format",
+  fmt: "format",
+  typecheck: "typecheck",
+  "type check": "typecheck",
+  "type-check": "typecheck",
+  types: "typecheck",
+};
+
+export interface RepoFacts {
+  commands: Partial<Record<CommandFact, string>>;
+  /** Paths or globs never to modify. */
+  protected: string[];
+  /** Paths or globs that may only be appended to. */
+  extendOnly: string[];
+}
+
+/**
+ * Reads `key: command` lines (list items or plain lines, the command optionally in backticks)
+ * and the lists under headings containing "protected" or "extend-only".
+ */
+export function parseAgentsMd(text: string): RepoFacts {
+  const facts: RepoFacts = { commands: {}, protected: [], extendOnly: [] };
+  let list: "protected" | "extendOnly" | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) {
+      const h = (heading[1] ?? "").toLowerCase();
+      list = /extend[- ]only|append[- ]only/.test(h)
+        ? "extendOnly"
+        : /protected|do not (edit|touch|modify)/.test(h)
+          ? "protected"
+          : undefined;
+      continue;
+    }
+    const item = line.replace(/^[-*+]\s+/, "");
+    const kv = /^\*{0,2}([A-Za-z][A-Za-z -]*?)\*{0,2}\s*:\s*(.+)$/.exec(item);
+    const key = kv ? ALIASES[(kv[1] ?? "").toLowerCase().trim()] : undefined;
+    if (kv && key) {
+      const value = (kv[2] ?? "").trim();
+      const code = /`([^`]+)`/.exec(value);
+      facts.commands[key] ??= (code ? code[1] : value)?.trim() ?? "";
+      continue;
+    }
+    if ((list && line.startsWith("-")) || (list && /^[*+]\s/.test(line))) {
+      const path = item
+        .replace(/`/g, "")
+        .split(/\s+[—–-]\s+|\s+\(/)[0]
+        ?.trim();
+      if (path) facts[list].push(path);
+    }
+  }
+  return facts;
+}
+
+/** The facts a run needs that the repository does not declare. */
+export function missingFacts(
+  facts: RepoFacts,
+  needed: readonly CommandFact[] = COMMAND_FACTS,
+): CommandFact[] {
+  return needed.filter((f) => !facts.commands[f]);
+}
