@@ -6,9 +6,32 @@
  * reported rather than silently absorbed. Pure.
  */
 
-/** Zero-width and other invisible format characters, bidi controls, and Unicode tag characters. */
-const INVISIBLE =
-  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|\uDB40[\uDC00-\uDC7F]/g;
+/**
+ * Zero-width and other invisible format characters, variation selectors, bidi controls, and
+ * Unicode tag characters: code point ranges, inclusive.
+ */
+const INVISIBLE_RANGES: readonly [number, number][] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xe0000, 0xe007f],
+];
+
+function isInvisible(cp: number): boolean {
+  return INVISIBLE_RANGES.some(([lo, hi]) => cp >= lo && cp <= hi);
+}
+
 const HTML_COMMENT = /<!--[\s\S]*?(-->|$)/g;
 
 export interface SanitizedText {
@@ -38,10 +61,12 @@ export function sanitizeUntrustedText(raw: string): SanitizedText {
     return "";
   });
   let invisibleCharacters = 0;
-  text = text.replace(INVISIBLE, () => {
-    invisibleCharacters++;
-    return "";
-  });
+  let visible = "";
+  for (const ch of text) {
+    if (isInvisible(ch.codePointAt(0) ?? 0)) invisibleCharacters++;
+    else visible += ch;
+  }
+  text = visible;
   text = text.replace(/\r\n?/g, "\n");
   const injectedDirections: string[] = [];
   // Look for directions in what the human sees and in what was hidden from them.
