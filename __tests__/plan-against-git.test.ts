@@ -2,27 +2,13 @@
  * `terfyn plan --against GITREF` in real git repositories made by the test: the project is
  * read at the revision with git (no checkout), including when it did not exist there.
  */
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { git } from "./helpers/action-harness.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { EXAMPLE, grant, NO_REVIEWER_POLICY, write } from "./helpers/example-project.ts";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  });
-}
 
 function repoWithProject(subdir: string): { repo: string; project: string } {
   const repo = mkdtempSync(join(tmpdir(), "terfyn-git-"));

@@ -2,13 +2,13 @@
  * The Action's single entry: reads the settings, dispatches on the event, and turns every error
  * into one `core.setFailed` line. Nothing in the pull request is executed: projects are read
  * from git objects and only parsed.
+ *
+ * An event the Action does not act on ends before anything else is loaded: the GitHub client
+ * (@actions/github, Octokit), git (simple-git) and the planner are imported only when there is
+ * work, so a run with nothing to do costs little more than Node's own start-up.
  */
 import * as core from "@actions/core";
-import * as github from "@actions/github";
-import { ensureCommit } from "../adapters/git/ensure-commit.ts";
-import { createGitHubClient } from "../adapters/github/client.ts";
-import { approvalCommentFlow, type CommentEvent } from "./approval-flow.ts";
-import { pullRequestFlow } from "./pull-request.ts";
+import type { CommentEvent } from "./approval-flow.ts";
 import { readSettings } from "./settings.ts";
 
 export interface RunOptions {
@@ -17,9 +17,25 @@ export interface RunOptions {
   retries?: number;
 }
 
+/** The events the Action acts on; github.context.eventName is GITHUB_EVENT_NAME. */
+const PULL_REQUEST_EVENTS = ["pull_request", "pull_request_target"];
+const COMMENT_EVENT = "issue_comment";
+
 export async function run(options: RunOptions = {}): Promise<void> {
   try {
     const settings = readSettings((name) => core.getInput(name));
+    const eventName = process.env.GITHUB_EVENT_NAME;
+    if (!PULL_REQUEST_EVENTS.includes(eventName ?? "") && eventName !== COMMENT_EVENT) {
+      core.info(
+        `terfyn: the ${eventName} event is not one this Action acts on (pull_request, issue_comment); nothing to do`,
+      );
+      return;
+    }
+    const [github, { ensureCommit }, { createGitHubClient }] = await Promise.all([
+      import("@actions/github"),
+      import("../adapters/git/ensure-commit.ts"),
+      import("../adapters/github/client.ts"),
+    ]);
     const context = github.context;
     const repoRoot = process.env.GITHUB_WORKSPACE || process.cwd();
     const client = createGitHubClient(settings.token, {
@@ -29,11 +45,12 @@ export async function run(options: RunOptions = {}): Promise<void> {
     });
     const repo = { owner: context.repo.owner, repo: context.repo.repo };
     let failed: string | undefined;
-    if (context.eventName === "pull_request" || context.eventName === "pull_request_target") {
+    if (PULL_REQUEST_EVENTS.includes(context.eventName)) {
       const pr = context.payload.pull_request;
       if (!pr) throw new Error(`the ${context.eventName} event has no pull_request payload`);
       await ensureCommit(repoRoot, pr.head.sha, core.info);
       await ensureCommit(repoRoot, pr.base.sha, core.info);
+      const { pullRequestFlow } = await import("./pull-request.ts");
       const result = await pullRequestFlow(
         settings,
         {
@@ -47,7 +64,8 @@ export async function run(options: RunOptions = {}): Promise<void> {
         client,
       );
       failed = result.failed;
-    } else if (context.eventName === "issue_comment") {
+    } else {
+      const { approvalCommentFlow } = await import("./approval-flow.ts");
       failed = (
         await approvalCommentFlow(
           settings,
@@ -55,10 +73,6 @@ export async function run(options: RunOptions = {}): Promise<void> {
           client,
         )
       ).failed;
-    } else {
-      core.info(
-        `terfyn: the ${context.eventName} event is not one this Action acts on (pull_request, issue_comment); nothing to do`,
-      );
     }
     if (failed) core.setFailed(`terfyn: ${failed}`);
   } catch (e) {

@@ -70,20 +70,9 @@ export async function readProjectInRepository(
   prefix: string,
   revision: string,
 ): Promise<RevisionFiles> {
-  const git = simpleGit({ baseDir: repoRoot });
   const commit = await resolveCommit(repoRoot, revision);
   const clean = prefix === "." ? "" : prefix.replace(/\/+$/, "");
-  const listing = await git.raw([
-    "ls-tree",
-    "-r",
-    "-z",
-    "--full-tree",
-    "--name-only",
-    commit,
-    "--",
-    clean === "" ? "." : clean,
-  ]);
-  const paths = listing.split("\0").filter((p) => p !== "");
+  const paths = await listTree(repoRoot, commit, clean === "" ? "." : clean);
   const strip = clean === "" ? "" : `${clean}/`;
   const wanted = paths
     .filter((p) => strip === "" || p.startsWith(strip))
@@ -108,20 +97,19 @@ export async function findProjectsAtRevision(
   revision: string,
 ): Promise<string[]> {
   const commit = await resolveCommit(repoRoot, revision);
-  const listing = await simpleGit({ baseDir: repoRoot }).raw([
-    "ls-tree",
-    "-r",
-    "-z",
-    "--full-tree",
-    "--name-only",
-    commit,
-  ]);
-  return listing
-    .split("\0")
+  return (await listTree(repoRoot, commit))
     .filter((p) => p === "terfyn.yaml" || p.endsWith("/terfyn.yaml"))
     .map((p) => (p === "terfyn.yaml" ? "." : p.slice(0, -"/terfyn.yaml".length)))
     .filter((dir) => dir === "." || belongsToProject(`${dir}/x.agent`))
     .sort();
+}
+
+/** Every file path in `commit` (under `path`, when given), relative to the repository root. */
+async function listTree(repoRoot: string, commit: string, path?: string): Promise<string[]> {
+  const args = ["ls-tree", "-r", "-z", "--full-tree", "--name-only", commit];
+  if (path !== undefined) args.push("--", path);
+  const listing = await simpleGit({ baseDir: repoRoot }).raw(args);
+  return listing.split("\0").filter((p) => p !== "");
 }
 
 /** Reads many blobs through one `git cat-file --batch` process. */

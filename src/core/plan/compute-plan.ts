@@ -161,22 +161,7 @@ export function computePlan(input: PlanInput): Plan {
     summary,
     digests,
   };
-  return {
-    format_version: PLAN_FORMAT_VERSION,
-    project: input.project,
-    prior: input.priorSource,
-    changes,
-    effect_bounds: effectBounds,
-    capability_delta: capabilityDelta,
-    authority,
-    risk_delta: risk,
-    workflows,
-    policy_violations: violations,
-    summary,
-    digests,
-    hash: sha256(hashed),
-    locations: input.locations,
-  };
+  return { ...hashed, prior: input.priorSource, hash: sha256(hashed), locations: input.locations };
 }
 
 // ── attribute diff ──────────────────────────────────────────────────────────
