@@ -3,10 +3,25 @@
  * seed's expired-credential story.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, type RefereeState, referee, type Verdict } from "../src/core/review/referee.ts";
+import {
+  DEFAULT_LIMITS,
+  type RefereeState,
+  referee,
+  type Verdict,
+} from "../src/core/review/referee.ts";
 
-const pass = (newTests: number): Verdict => ({ status: "pass", tests_run: 10, new_tests_run: newTests, reason: "green", evidence: "10 passed" });
-const fail = (cls: Verdict["failure_class"], signature = "t1:AssertionError", reason = "assertion failed"): Verdict => ({
+const pass = (newTests: number): Verdict => ({
+  status: "pass",
+  tests_run: 10,
+  new_tests_run: newTests,
+  reason: "green",
+  evidence: "10 passed",
+});
+const fail = (
+  cls: Verdict["failure_class"],
+  signature = "t1:AssertionError",
+  reason = "assertion failed",
+): Verdict => ({
   status: "fail",
   failure_class: cls,
   tests_run: 10,
@@ -15,7 +30,11 @@ const fail = (cls: Verdict["failure_class"], signature = "t1:AssertionError", re
   evidence: "expected 3, got -1",
   failure_signature: signature,
 });
-const state = (history: Verdict[] = [], identicalRetries = 0, escalations = 0): RefereeState => ({ history, identicalRetries, escalations });
+const state = (history: Verdict[] = [], identicalRetries = 0, escalations = 0): RefereeState => ({
+  history,
+  identicalRetries,
+  escalations,
+});
 
 describe("referee", () => {
   const cases: [string, Verdict, RefereeState, string][] = [
@@ -25,13 +44,43 @@ describe("referee", () => {
     ["tactical failure", fail("tactical"), state(), "CONTINUE"],
     ["a failure with no class is tactical", fail(undefined), state(), "CONTINUE"],
     ["mechanical failure", fail("mechanical"), state(), "RETRY_MECHANICAL"],
-    ["mechanical failure at the identical-retry cap", fail("mechanical"), state([fail("mechanical"), fail("mechanical")], 2), "STOP_STUCK"],
+    [
+      "mechanical failure at the identical-retry cap",
+      fail("mechanical"),
+      state([fail("mechanical"), fail("mechanical")], 2),
+      "STOP_STUCK",
+    ],
     ["strategic failure", fail("strategic"), state(), "ESCALATE"],
-    ["strategic failure after the re-plan budget", fail("strategic"), state([], 0, 2), "STOP_STUCK"],
-    ["the same failure signature twice", fail("tactical", "sig-A"), state([fail("tactical", "sig-A")]), "ESCALATE"],
-    ["a different failure the second time", fail("tactical", "sig-B"), state([fail("tactical", "sig-A")]), "CONTINUE"],
+    [
+      "strategic failure after the re-plan budget",
+      fail("strategic"),
+      state([], 0, 2),
+      "STOP_STUCK",
+    ],
+    [
+      "the same failure signature twice",
+      fail("tactical", "sig-A"),
+      state([fail("tactical", "sig-A")]),
+      "ESCALATE",
+    ],
+    [
+      "a different failure the second time",
+      fail("tactical", "sig-B"),
+      state([fail("tactical", "sig-A")]),
+      "CONTINUE",
+    ],
     ["environmental failure", fail("environmental"), state(), "STOP_STUCK"],
-    ["the iteration ceiling", fail("tactical", "x5"), state([fail("tactical", "x1"), fail("tactical", "x2"), fail("tactical", "x3"), fail("tactical", "x4")]), "STOP_STUCK"],
+    [
+      "the iteration ceiling",
+      fail("tactical", "x5"),
+      state([
+        fail("tactical", "x1"),
+        fail("tactical", "x2"),
+        fail("tactical", "x3"),
+        fail("tactical", "x4"),
+      ]),
+      "STOP_STUCK",
+    ],
   ];
   for (const [name, verdict, st, decision] of cases) {
     it(`${name} -> ${decision}`, () => {

@@ -4,10 +4,16 @@
  * `terfyn plan --against HEAD~1` takes on the same project in a git repository, after a commit
  * that changes 5% of its grants (added, removed, and gated <-> autonomous), against the same
  * baseline; and what the workflow engine costs per agent step, per journaled effect, and to
- * resume a run from a 10,000-event journal (bench/engine.ts).
+ * resume a run from a 10,000-event journal (bench/engine.ts); and the bundled GitHub Action
+ * (dist/index.js, as a runner spawns it) on the example pull request end to end against a mock of
+ * the GitHub API on loopback, its API calls, and its cold start with nothing to do
+ * (bench/action.ts; build the bundle first with `npm run build:action`).
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
- *                 [--engine-only | --no-engine]
+ *                 [--engine-only] [--action-only] [--no-engine] [--no-action]
+ *
+ * `--engine-only` and `--action-only` run only those sections (both: both); `--no-engine` and
+ * `--no-action` leave theirs out.
  *
  * A benchmark is a report, not a gate: it exits 0 unless the synthetic project cannot be
  * generated, either revision does not validate cleanly, git fails, the plan does not report
@@ -17,6 +23,7 @@
  * `node --cpu-prof bin/terfyn.mjs plan --project DIR --against HEAD~1`, and the engine's run
  * directories in DIR/.terfyn-engine-bench (the 10,000-event journal is in `resume/`).
  * Profile the engine alone with `node --cpu-prof --import tsx bench/run.ts --engine-only`.
+ * `--out DIR` also keeps the Action's repository and runner files in DIR/.terfyn-action-bench.
  * No GC is forced between measurements: forcing one (global.gc) was tried and made every
  * figure 40-130% slower and noisier, so the figures are the warm, steady state.
  */
@@ -45,6 +52,7 @@ import { projectResources } from "../src/core/plan/resources.ts";
 import { renderPlanText } from "../src/core/render/plan-text.ts";
 import { SourceText } from "../src/core/source.ts";
 import { validateProject } from "../src/core/validate.ts";
+import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import {
   DEFAULT_OPTIONS,
@@ -61,6 +69,8 @@ const EXAMPLE = join(REPO_ROOT, "examples", "implement-review-loop");
 const MARKER = ".terfyn-bench";
 /** Below the project directory: the engine benchmark's run directories (journals). */
 const ENGINE_DIR = ".terfyn-engine-bench";
+/** Below the project directory: the Action benchmark's repository and runner files. */
+const ACTION_DIR = ".terfyn-action-bench";
 
 const TARGET_RATIO = 3;
 const TARGET_MS = 1000;
@@ -79,10 +89,12 @@ interface Options {
   warmup: number;
   seed: number;
   cli: boolean;
-  /** Run the validate and plan figures (off with --engine-only). */
+  /** Run the validate and plan figures (off with --engine-only or --action-only). */
   validate: boolean;
-  /** Run the engine figures (off with --no-engine). */
+  /** Run the engine figures (off with --no-engine, or --action-only alone). */
   engine: boolean;
+  /** Run the Action figures (off with --no-action, or --engine-only alone). */
+  action: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -97,13 +109,15 @@ function parseOptions(argv: string[]): Options {
       "no-cli": { type: "boolean", default: false },
       "engine-only": { type: "boolean", default: false },
       "no-engine": { type: "boolean", default: false },
+      "action-only": { type: "boolean", default: false },
+      "no-action": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: npm run bench -- [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only | --no-engine]\n",
+      "Usage: npm run bench -- [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only] [--action-only] [--no-engine] [--no-action]\n",
     );
     process.exit(0);
   }
@@ -113,17 +127,19 @@ function parseOptions(argv: string[]): Options {
       throw new BenchBroken(`--${name} must be an integer >= ${min}`);
     return n;
   };
+  const only = values["engine-only"] || values["action-only"];
   const opts: Options = {
     check: values.check,
     reps: int("reps", values.reps, 1),
     warmup: int("warmup", values.warmup, 0),
     seed: int("seed", values.seed, 0),
     cli: !values["no-cli"],
-    validate: !values["engine-only"],
-    engine: !values["no-engine"],
+    validate: !only,
+    engine: (!only || values["engine-only"]) && !values["no-engine"],
+    action: (!only || values["action-only"]) && !values["no-action"],
   };
-  if (!opts.validate && !opts.engine)
-    throw new BenchBroken("--engine-only and --no-engine leave nothing to run");
+  if (!opts.validate && !opts.engine && !opts.action)
+    throw new BenchBroken("the --*-only and --no-* flags given leave nothing to run");
   if (values.out !== undefined) opts.out = resolve(values.out);
   return opts;
 }
@@ -807,11 +823,26 @@ async function main(): Promise<number> {
         }),
       );
     }
+    if (opts.action) {
+      if (!temporary) await writeMarker(dir);
+      sections.push(
+        await runActionBench({
+          reps: opts.reps,
+          warmup: opts.warmup,
+          dir: join(dir, ACTION_DIR),
+          keep: !temporary,
+        }),
+      );
+    }
     const rows: [string, string][] = [];
     for (const s of sections) rows.push(...s.rows, ["", ""]);
     const targets = sections.flatMap((s) => s.targets);
     for (const [name, ok] of targets) rows.push([name, ok ? "PASS" : "FAIL"]);
-    const title = [opts.validate ? "validate and plan" : "", opts.engine ? "engine" : ""]
+    const title = [
+      opts.validate ? "validate and plan" : "",
+      opts.engine ? "engine" : "",
+      opts.action ? "GitHub Action" : "",
+    ]
       .filter((x) => x !== "")
       .join(", ");
     process.stdout.write(`Terfyn benchmark: ${title}\n\n${table(rows)}\n`);
@@ -830,7 +861,11 @@ main().then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof BenchBroken || e instanceof EngineBenchBroken)
+    if (
+      e instanceof BenchBroken ||
+      e instanceof EngineBenchBroken ||
+      e instanceof ActionBenchBroken
+    )
       process.stderr.write(`bench: ${e.message}\n`);
     else
       process.stderr.write(

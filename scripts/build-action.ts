@@ -2,15 +2,68 @@
  * Bundles the Action (src/action/main.ts) into dist/index.js with esbuild: one ESM file for
  * Node 20+, no external dependencies at run time. `--check` fails when the committed bundle
  * differs from a fresh build (CI runs it).
+ *
+ * Start-up: `undici` and `tunnel` (CommonJS, imported by @actions/http-client, which
+ * @actions/core imports for OIDC, and by @actions/github) are evaluated on first use instead of
+ * when the bundle loads (see `lazyCommonJs`): they are the HTTP client and its proxy tunnels,
+ * which a run with nothing to do never uses, and evaluating them was ~25 ms of the bundle's
+ * ~150 ms cold start (`npm run bench -- --action-only`).
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "index.js");
 const check = process.argv.includes("--check");
+
+/**
+ * CommonJS packages evaluated on first use rather than when the bundle loads. An ES module's
+ * `import { x } from "cjs"` makes esbuild call the package's CommonJS wrapper at load time; a
+ * `require()` inside a function calls it only when the function runs. So every import of these
+ * packages resolves to a stand-in (CommonJS too) with one getter per export of the real package,
+ * read from the package itself here: the first access of any export `require`s the real package,
+ * bundled as usual, and returns its value. Importers use them as before (`new ProxyAgent(…)`,
+ * `tunnel.httpsOverHttp(…)`, `fetch(…)`).
+ */
+const LAZY_COMMONJS = ["undici", "tunnel"];
+const LAZY_NAMESPACE = "terfyn-lazy-commonjs";
+
+function lazyCommonJs(): Plugin {
+  const filter = new RegExp(`^(${LAZY_COMMONJS.join("|")})$`);
+  return {
+    name: LAZY_NAMESPACE,
+    setup(b) {
+      b.onResolve({ filter }, async (args) => {
+        if (args.pluginData === LAZY_NAMESPACE) return undefined;
+        // Where the importer's own resolution leads (so each importer keeps its version).
+        const real = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: LAZY_NAMESPACE,
+        });
+        if (real.errors.length > 0) return { errors: real.errors };
+        return { path: real.path, namespace: LAZY_NAMESPACE };
+      });
+      b.onLoad({ filter: /.*/, namespace: LAZY_NAMESPACE }, (args) => {
+        const names = Object.getOwnPropertyNames(createRequire(import.meta.url)(args.path));
+        if (names.includes("__esModule"))
+          return { errors: [{ text: `${args.path} sets __esModule; it cannot be loaded lazily` }] };
+        const contents = [
+          "let loaded;",
+          `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          `for (const name of ${JSON.stringify(names)})`,
+          "  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });",
+          "",
+        ].join("\n");
+        return { contents, loader: "js", resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
 
 const result = await build({
   entryPoints: [join(root, "src", "action", "main.ts")],
@@ -23,6 +76,7 @@ const result = await build({
   write: !check,
   outfile,
   logLevel: "warning",
+  plugins: [lazyCommonJs()],
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: {
     js: "import{createRequire as __terfynCreateRequire}from'node:module';const require=__terfynCreateRequire(import.meta.url);",

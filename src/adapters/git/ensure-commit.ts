@@ -14,8 +14,8 @@ export async function ensureCommit(
   const git = simpleGit({ baseDir: repoRoot });
   const present = async () => {
     try {
-      await git.raw(["cat-file", "-e", `${sha}^{commit}`]);
-      return true;
+      // rev-parse prints the id; simple-git waits extra on commands that print nothing.
+      return (await git.raw(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`])).trim() !== "";
     } catch {
       return false;
     }

@@ -21,10 +21,10 @@ export function createGitHubClient(token: string, options: ClientOptions = {}): 
   return getOctokit(
     token,
     {
-      ...(options.fetch
-        ? { request: { fetch: options.fetch, retries } }
-        : { request: { retries } }),
-      retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0 },
+      // Only tests replace `request` (to hand Octokit Node's global fetch): replacing it drops
+      // @actions/github's proxy-aware fetch, which self-hosted runners behind a proxy need.
+      ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+      retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0, retries },
       throttle: {
         enabled: retries > 0,
         onRateLimit: (
