@@ -1,0 +1,88 @@
+/**
+ * The report written on every exit of a review run (seed 003, principles 10 and 17): it names
+ * the terminal state first, then leads with whatever contradicts the request (an item the
+ * request called a defect that was not one, an instruction found in comment text, a vacuous
+ * test), and only then the counts. "done-but-unproven" is never rounded up to "done". Pure.
+ */
+import type { Decision } from "./doctrine.ts";
+import type { Phase, TerminalState } from "./phases.ts";
+
+export interface ReportInput {
+  terminal: TerminalState;
+  /** Why the run ended where it did, in one sentence. */
+  reason: string;
+  /** The phase the run stopped in (for stuck, bad-input, not-approved). */
+  phase?: Phase;
+  decisions?: readonly Decision[];
+  /** Findings that contradict what the request or its comments asserted. */
+  contradictions?: readonly string[];
+  /** Tests the prover found vacuous. */
+  vacuousTests?: readonly string[];
+  /** What reached the outside world. */
+  published?: { commit?: string; replies: number; tickets: number };
+}
+
+const HEADLINE: Record<TerminalState, string> = {
+  done: "Done: the change is published and its new tests are proven to test it.",
+  "done-but-unproven":
+    "Done but unproven: the change is published, but its tests were not shown to catch the defect.",
+  "nothing-to-do": "Nothing to do: no item needed a change or a reply.",
+  "bad-input": "Bad input: the request could not be worked on as given.",
+  stuck: "Stuck: the run stopped and needs a human.",
+  "not-approved": "Not approved: a gate was not passed, so nothing was published.",
+};
+
+export function composeReport(r: ReportInput): string {
+  const lines = [
+    `# Review run: ${r.terminal}`,
+    "",
+    HEADLINE[r.terminal],
+    "",
+    `Reason: ${r.reason}${r.phase ? ` (phase ${r.phase})` : ""}`,
+  ];
+  const contradictions = [...(r.contradictions ?? [])];
+  for (const d of r.decisions ?? []) {
+    if (d.class === "incorrect-claim")
+      contradictions.push(
+        `${d.item}: the comment's claim is incorrect (${d.method}: ${d.detail || d.evidence})`,
+      );
+    if (d.class === "stale")
+      contradictions.push(
+        `${d.item}: the comment is about code that no longer exists at this head`,
+      );
+    for (const inj of d.injected_directions)
+      contradictions.push(`${d.item}: the comment contained directions, ignored: "${inj}"`);
+  }
+  for (const t of r.vacuousTests ?? [])
+    contradictions.push(
+      `test ${t} still passes with the change reverted: it does not test the change`,
+    );
+  if (contradictions.length > 0) {
+    lines.push("", "## What contradicts the request", "", ...contradictions.map((c) => `- ${c}`));
+  }
+  const decisions = r.decisions ?? [];
+  if (decisions.length > 0) {
+    lines.push(
+      "",
+      "## Decisions",
+      "",
+      "| item | class | action | method | detail |",
+      "|---|---|---|---|---|",
+    );
+    for (const d of decisions)
+      lines.push(
+        `| ${d.item} | ${d.class} | ${d.action} | ${d.method} | ${(d.detail || "–").replace(/\|/g, "\\|")} |`,
+      );
+  }
+  if (r.published) {
+    lines.push(
+      "",
+      "## Published",
+      "",
+      `- commit: ${r.published.commit ?? "none"}`,
+      `- replies: ${r.published.replies}`,
+      `- tickets: ${r.published.tickets}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
