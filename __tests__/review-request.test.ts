@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { provenance, requestSchema } from "../src/core/review/request.ts";
+
+const request = requestSchema.parse({
+  format_version: "1",
+  repository: "octo/add",
+  pull_request: 12,
+  branch: "fix-add",
+  head: "c3c3c3c",
+  base: "a1a1a1a",
+  threads: [
+    {
+      id: "t1",
+      path: "add.go",
+      original_line: 3,
+      line: 3,
+      original_commit: "c3c3c3c",
+      outdated: false,
+      comments: [
+        { id: "1", author: "rev", body: "Add subtracts", created_at: "x", commit: "c3c3c3c" },
+      ],
+    },
+    {
+      id: "t2",
+      path: "add.go",
+      original_line: 40,
+      line: null,
+      original_commit: "b2b2b2b",
+      outdated: true,
+      comments: [
+        { id: "2", author: "rev", body: "line 40 leaks", created_at: "x", commit: "b2b2b2b" },
+      ],
+    },
+    {
+      id: "t3",
+      path: "add.go",
+      original_line: 5,
+      line: 5,
+      original_commit: "c3c3c3c",
+      outdated: false,
+      resolved: true,
+      comments: [{ id: "3", author: "rev", body: "done", created_at: "x", commit: "c3c3c3c" }],
+    },
+  ],
+});
+
+describe("request provenance", () => {
+  it("for each unresolved thread: the commit it was made against, how far behind head, whether its anchor moved", () => {
+    const behind: Record<string, number> = { c3c3c3c: 0, b2b2b2b: 2 };
+    expect(provenance(request, (sha) => behind[sha] ?? null)).toEqual([
+      { thread: "t1", made_against: "c3c3c3c", commits_behind: 0, anchor_moved: false },
+      { thread: "t2", made_against: "b2b2b2b", commits_behind: 2, anchor_moved: true },
+    ]);
+  });
+
+  it("rejects a request without the fields provenance needs", () => {
+    expect(requestSchema.safeParse({ format_version: "1", threads: [] }).success).toBe(false);
+  });
+});
