@@ -58,7 +58,10 @@ export interface Provenance {
  * Provenance per unresolved thread. `distance` answers "how many commits from `sha` to head"
  * (the adapter asks git); unknown commits count as `null` distance and are flagged by the caller.
  */
-export function provenance(request: ReviewRequest, distance: (sha: string) => number | null): Provenance[] {
+export function provenance(
+  request: ReviewRequest,
+  distance: (sha: string) => number | null,
+): Provenance[] {
   return request.threads
     .filter((t) => !t.resolved)
     .map((t) => {
@@ -67,7 +70,8 @@ export function provenance(request: ReviewRequest, distance: (sha: string) => nu
         thread: t.id,
         made_against: made,
         commits_behind: distance(made) ?? -1,
-        anchor_moved: t.outdated || t.line === null || (t.original_line !== null && t.line !== t.original_line),
+        anchor_moved:
+          t.outdated || t.line === null || (t.original_line !== null && t.line !== t.original_line),
       };
     });
 }
