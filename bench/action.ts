@@ -20,7 +20,7 @@
  * The mock answers at once: on GitHub each of the API calls adds its latency (typically 100-300
  * ms), which is why their number has a target of its own.
  *
- * Build the bundle first (`npm run build:action`): the benchmark measures dist/index.js as it is.
+ * Build the bundle first (`npm run build`): the benchmark measures dist/index.js as it is.
  * To profile the cold start: `echo {} > /tmp/e.json; env GITHUB_EVENT_NAME=push
  * GITHUB_EVENT_PATH=/tmp/e.json GITHUB_REPOSITORY=o/r INPUT_GITHUB-TOKEN=x node --cpu-prof
  * dist/index.js`. `--out DIR` keeps the repository (DIR/.terfyn-action-bench/repo) and the
@@ -567,7 +567,7 @@ export async function runActionBench(opts: ActionBenchOptions): Promise<ActionBe
   try {
     bundleBytes = statSync(DIST).size;
   } catch {
-    throw new ActionBenchBroken(`${DIST} does not exist: run \`npm run build:action\` first`);
+    throw new ActionBenchBroken(`${DIST} does not exist: run \`npm run build\` first`);
   }
   rmSync(opts.dir, { recursive: true, force: true });
   const repoDir = join(opts.dir, "repo");

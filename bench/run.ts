@@ -7,7 +7,7 @@
  * resume a run from a 10,000-event journal (bench/engine.ts); and the bundled GitHub Action
  * (dist/index.js, as a runner spawns it) on the example pull request end to end against a mock of
  * the GitHub API on loopback, its API calls, and its cold start with nothing to do
- * (bench/action.ts; build the bundle first with `npm run build:action`).
+ * (bench/action.ts; build the bundle first with `npm run build`).
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
  *                 [--engine-only] [--action-only] [--no-engine] [--no-action]

@@ -1,7 +1,9 @@
 /**
- * Bundles the Action (src/action/main.ts) into dist/index.js with esbuild: one ESM file for
- * Node 20+, no external dependencies at run time. `--check` fails when the committed bundle
- * differs from a fresh build (CI runs it).
+ * Bundles with esbuild, one ESM file each for Node 20+ with no run-time dependencies:
+ * - the Action (src/action/main.ts) into dist/index.js, which action.yml runs;
+ * - the CLI (src/cli/bin.ts) into dist/cli.js, which bin/terfyn.mjs runs: it starts in a
+ *   fraction of the time the TypeScript sources take through tsx.
+ * `--check` fails when a committed bundle differs from a fresh build (CI runs it).
  *
  * Start-up: `undici` and `tunnel` (CommonJS, imported by @actions/http-client, which
  * @actions/core imports for OIDC, and by @actions/github) are evaluated on first use instead of
@@ -16,7 +18,6 @@ import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outfile = join(root, "dist", "index.js");
 const check = process.argv.includes("--check");
 
 /**
@@ -65,37 +66,48 @@ function lazyCommonJs(): Plugin {
   };
 }
 
-const result = await build({
-  entryPoints: [join(root, "src", "action", "main.ts")],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  minify: true,
-  legalComments: "none",
-  write: !check,
-  outfile,
-  logLevel: "warning",
-  plugins: [lazyCommonJs()],
-  // Some dependencies are CommonJS and call require(); give the ESM bundle one.
-  banner: {
-    js: "import{createRequire as __terfynCreateRequire}from'node:module';const require=__terfynCreateRequire(import.meta.url);",
-  },
-});
-if (check) {
-  const fresh = result.outputFiles?.[0]?.text ?? "";
-  let committed = "";
-  try {
-    committed = readFileSync(outfile, "utf8");
-  } catch {
-    committed = "";
-  }
-  if (fresh !== committed) {
-    console.error("dist/index.js is out of date: run `npm run build:action` and commit dist/");
-    process.exitCode = 1;
+const BUNDLES = [
+  { entry: join(root, "src", "action", "main.ts"), out: join(root, "dist", "index.js") },
+  { entry: join(root, "src", "cli", "bin.ts"), out: join(root, "dist", "cli.js") },
+];
+
+let stale = 0;
+for (const { entry, out } of BUNDLES) {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    legalComments: "none",
+    write: !check,
+    outfile: out,
+    logLevel: "warning",
+    plugins: [lazyCommonJs()],
+    // Some dependencies are CommonJS and use require(), __filename and __dirname (write-file-atomic
+    // does); give the ESM bundle all three.
+    banner: {
+      js: "import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));",
+    },
+  });
+  const name = out.slice(root.length + 1);
+  if (check) {
+    const fresh = result.outputFiles?.[0]?.text ?? "";
+    let committed = "";
+    try {
+      committed = readFileSync(out, "utf8");
+    } catch {
+      committed = "";
+    }
+    if (fresh !== committed) {
+      console.error(`${name} is out of date: run \`npm run build\` and commit dist/`);
+      stale++;
+    } else {
+      console.log(`${name} is up to date (${(fresh.length / 1024).toFixed(0)} KiB)`);
+    }
   } else {
-    console.log(`dist/index.js is up to date (${(fresh.length / 1024).toFixed(0)} KiB)`);
+    console.log(`wrote ${name} (${(readFileSync(out).length / 1024).toFixed(0)} KiB)`);
   }
-} else {
-  console.log(`wrote dist/index.js (${(readFileSync(outfile).length / 1024).toFixed(0)} KiB)`);
 }
+process.exitCode = stale > 0 ? 1 : 0;
