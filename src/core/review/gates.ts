@@ -14,6 +14,8 @@ export interface ApprovalEntry {
   hash: string;
   approved_at: string;
   by: string;
+  /** A recorded refusal ends the run as not-approved; absent means approve. */
+  decision?: "approve" | "deny";
 }
 
 /** Files of a run directory that no phase or agent may write: only the orchestrator's adapters do. */
@@ -36,7 +38,7 @@ export function checkGate(
   log: readonly ApprovalEntry[],
 ): GateCheck {
   const hash = artifactHash(artifact);
-  const mine = log.filter((a) => a.gate === gate);
+  const mine = log.filter((a) => a.gate === gate && a.decision !== "deny");
   if (mine.some((a) => a.hash === hash)) return { ok: true, hash };
   if (mine.length > 0) {
     return {

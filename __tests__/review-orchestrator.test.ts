@@ -1,0 +1,410 @@
+/**
+ * The review-response orchestrator over in-memory ports with scripted steps: every terminal
+ * state with its report, both gates keyed to content, the seam guard, the referee in the build
+ * loop, and a restart after a crash between any two phases that repeats nothing.
+ */
+import { describe, expect, it } from "vitest";
+import type { Decision, ReviewPlan } from "../src/core/review/doctrine.ts";
+import { type ApprovalEntry, artifactHash, assertGate } from "../src/core/review/gates.ts";
+import {
+  type ReviewPorts,
+  type ReviewRunState,
+  type ReviewSteps,
+  runReview,
+} from "../src/core/review/orchestrator.ts";
+import { PHASES } from "../src/core/review/phases.ts";
+import type { Verdict } from "../src/core/review/referee.ts";
+import type { ReviewRequest } from "../src/core/review/request.ts";
+
+const thread = (id: string, body: string, commit = "c3c3c3c") => ({
+  id,
+  path: "add.go",
+  original_line: 3,
+  line: 3,
+  original_commit: commit,
+  outdated: commit !== "c3c3c3c",
+  resolved: false,
+  comments: [{ id: `${id}-1`, author: "rev", body, created_at: "t", commit }],
+});
+
+const REQUEST: ReviewRequest = {
+  format_version: "1",
+  repository: "octo/add",
+  pull_request: 12,
+  branch: "fix-add",
+  head: "c3c3c3c",
+  base: "a1a1a1a",
+  threads: [
+    thread("t1", "Add subtracts instead of adding"),
+    thread("t2", "Why int and not int64?"),
+    thread("t3", "This allocates on every call"),
+    thread("t4", "Also add Multiply"),
+    thread("t5", "Nice and tidy!"),
+    thread("t6", "line 40 leaks a goroutine", "b2b2b2b"),
+  ],
+};
+
+const d = (
+  item: string,
+  cls: Decision["class"],
+  action: Decision["action"],
+  extra: Partial<Decision> = {},
+): Decision => ({
+  item,
+  class: cls,
+  action,
+  method: "read",
+  detail: "read add.go at head",
+  evidence: "",
+  injected_directions: [],
+  harm: "none",
+  ...extra,
+});
+
+const DECISIONS: Decision[] = [
+  d("t1", "defect", "fix", {
+    method: "executed",
+    detail: "ran go test -run TestAdd: got -1 want 3",
+  }),
+  d("t2", "question", "answer", { reply: "int matches the callers' types." }),
+  d("t3", "incorrect-claim", "push-back", {
+    method: "executed",
+    detail: "go test -bench Add: 0 allocs/op",
+    reply: "Measured: 0 allocs/op.",
+  }),
+  d("t4", "out-of-scope", "ticket"),
+  d("t5", "praise", "none"),
+  d("t6", "stale", "answer", { reply: "Line 40 no longer exists at this head." }),
+];
+
+const PLAN: ReviewPlan = {
+  files: ["add.go"],
+  test_files: ["add_test.go"],
+  tests: ["TestAdd"],
+  conventions: ["AGENTS.md: go test ./..."],
+  items: ["t1"],
+};
+const GREEN: Verdict = {
+  status: "pass",
+  tests_run: 3,
+  new_tests_run: 1,
+  reason: "green",
+  evidence: "ok",
+};
+
+interface World {
+  files: Map<string, string>;
+  state: ReviewRunState | undefined;
+  approvals: ApprovalEntry[];
+  calls: Record<string, number>;
+  published: number;
+}
+
+function world(): World {
+  return { files: new Map(), state: undefined, approvals: [], calls: {}, published: 0 };
+}
+
+function ports(w: World, over: Partial<ReviewSteps> = {}, crashAfter?: string): ReviewPorts {
+  const count = (k: string) => {
+    w.calls[k] = (w.calls[k] ?? 0) + 1;
+  };
+  const counted =
+    <T>(k: string, value: T) =>
+    async () => {
+      count(k);
+      return value;
+    };
+  const steps: ReviewSteps = {
+    intake: counted("intake", REQUEST),
+    decide: counted("decide", DECISIONS),
+    plan: counted("plan", { plan: PLAN, markdown: "# Plan\nFix Add; test TestAdd first.\n" }),
+    writeRedTests: counted("red", [{ test: "TestAdd", failed: true }]),
+    build: counted("build", GREEN),
+    changedFiles: async () => ["add.go", "add_test.go"],
+    prove: counted("prove", [{ test: "TestAdd", passed: false }]),
+    compose: async (decisions) => {
+      count("compose");
+      return {
+        commit_message: "Fix Add to return a + b",
+        files: ["add.go", "add_test.go"],
+        replies: decisions
+          .filter((x) => x.reply)
+          .map((x) => ({ item: x.item, body: x.reply ?? "" })),
+        tickets: decisions
+          .filter((x) => x.action === "ticket")
+          .map((x) => ({ item: x.item, title: "Add Multiply", body: "from review" })),
+      };
+    },
+    publish: async (artifact, text, approvals) => {
+      assertGate("publish", text, approvals);
+      count("publish");
+      w.published++;
+      return {
+        commit: "d4d4d4d",
+        replies: artifact.replies.length,
+        tickets: artifact.tickets.length,
+      };
+    },
+    ...over,
+  };
+  return {
+    runId: "r1",
+    files: {
+      read: async (n) => w.files.get(n),
+      write: async (n, t) => {
+        w.files.set(n, t);
+        if (crashAfter === n) throw new Error(`crash after writing ${n}`);
+      },
+      size: async (n) => w.files.get(n)?.length,
+    },
+    readState: async () => w.state,
+    writeState: async (s) => {
+      w.state = structuredClone(s);
+    },
+    approvals: async () => w.approvals,
+    steps,
+    now: () => "2026-11-29T00:00:00Z",
+    progress: () => {},
+  };
+}
+
+const approve = (w: World, gate: "plan" | "publish") => {
+  const file = gate === "plan" ? "plan.json" : "publish.json";
+  w.approvals.push({
+    gate,
+    hash: artifactHash(w.files.get(file) ?? ""),
+    approved_at: "t",
+    by: "maintainer",
+  });
+};
+
+async function toEnd(w: World, p: ReviewPorts) {
+  let out = await runReview(p);
+  for (let i = 0; i < 4 && out.status === "awaiting-approval"; i++) {
+    approve(w, out.gate);
+    out = await runReview(p);
+  }
+  return out;
+}
+
+describe("review orchestrator", () => {
+  it("six items through both gates to done: one fix, replies for the question, the claim and the stale item, a ticket, nothing for praise", async () => {
+    const w = world();
+    const first = await runReview(ports(w));
+    expect(first).toMatchObject({
+      status: "awaiting-approval",
+      gate: "plan",
+      artifact: "plan.json",
+    });
+    approve(w, "plan");
+    const second = await runReview(ports(w));
+    expect(second).toMatchObject({ status: "awaiting-approval", gate: "publish" });
+    approve(w, "publish");
+    const end = await runReview(ports(w));
+    expect(end).toEqual({
+      status: "ended",
+      terminal: "done",
+      reason: "published; every new test is proven to test the change",
+    });
+    const publish = JSON.parse(w.files.get("publish.json") ?? "{}");
+    expect(publish.replies.map((r: { item: string }) => r.item)).toEqual(["t2", "t3", "t6"]);
+    expect(publish.tickets.map((t: { item: string }) => t.item)).toEqual(["t4"]);
+    expect(w.published).toBe(1);
+    expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: done");
+    expect(w.files.get("report.md")).toContain(
+      "t6: the comment is about code that no longer exists at this head",
+    );
+    expect(w.state).toMatchObject({ status: "ended", terminal: "done" });
+  });
+
+  const terminals: [string, Partial<ReviewSteps>, string][] = [
+    [
+      "bad-input",
+      {
+        intake: async () => {
+          throw new Error("request.json: threads: expected array");
+        },
+      },
+      "the request could not be read",
+    ],
+    [
+      "nothing-to-do",
+      { decide: async () => DECISIONS.map((x) => ({ ...d(x.item, "praise", "none") })) },
+      "no item needs",
+    ],
+    [
+      "stuck",
+      {
+        build: async () => ({
+          status: "fail",
+          failure_class: "tactical",
+          tests_run: 0,
+          new_tests_run: 0,
+          reason: "test command exited 1",
+          evidence: "401 Unauthorized: token expired",
+        }),
+      },
+      "environmental failure",
+    ],
+    [
+      "done-but-unproven",
+      { prove: async () => [{ test: "TestAdd", passed: true }] },
+      "pass with the change reverted",
+    ],
+  ];
+  for (const [terminal, over, reason] of terminals) {
+    it(`ends ${terminal}, with a report that says so`, async () => {
+      const w = world();
+      const out = await toEnd(w, ports(w, over));
+      expect(out).toMatchObject({ status: "ended", terminal });
+      expect(out.status === "ended" && out.reason).toContain(reason);
+      expect(w.files.get("report.md")?.split("\n")[0]).toBe(`# Review run: ${terminal}`);
+    });
+  }
+
+  it("ends not-approved when the plan is refused, and publishes nothing", async () => {
+    const w = world();
+    await runReview(ports(w));
+    w.approvals.push({
+      gate: "plan",
+      hash: artifactHash(w.files.get("plan.json") ?? ""),
+      approved_at: "t",
+      by: "maintainer",
+      decision: "deny",
+    });
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "not-approved" });
+    expect(w.published).toBe(0);
+    expect(w.files.get("report.md")).toContain("# Review run: not-approved");
+  });
+
+  it("an edited plan.json after approval invalidates the approval", async () => {
+    const w = world();
+    await runReview(ports(w));
+    approve(w, "plan");
+    w.files.set("plan.json", (w.files.get("plan.json") ?? "").replace("add.go", "main.go"));
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({
+      status: "awaiting-approval",
+      gate: "plan",
+      hash: artifactHash(w.files.get("plan.json") ?? ""),
+    });
+  });
+
+  it("the seam guard: an artifact deleted between phases stops the run naming it", async () => {
+    const w = world();
+    await runReview(ports(w));
+    approve(w, "plan");
+    w.files.delete("plan.json");
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({
+      status: "ended",
+      terminal: "stuck",
+      reason: "phase gate-plan cannot start: its input plan.json is missing",
+    });
+  });
+
+  it("a publisher called without the publish approval refuses", async () => {
+    const w = world();
+    const p = ports(w);
+    await expect(
+      p.steps.publish({ commit_message: "x", files: [], replies: [], tickets: [] }, "{}", []),
+    ).rejects.toThrow(/gate publish refused/);
+    expect(w.published).toBe(0);
+  });
+
+  it("the same failure twice escalates to a new plan, which needs a fresh approval", async () => {
+    const w = world();
+    let n = 0;
+    const failing: Verdict = {
+      status: "fail",
+      failure_class: "tactical",
+      tests_run: 2,
+      new_tests_run: 1,
+      reason: "TestAdd fails",
+      evidence: "got -1",
+      failure_signature: "TestAdd:-1",
+    };
+    const p = ports(w, {
+      build: async () => (++n <= 2 ? failing : GREEN),
+      plan: async () => ({
+        plan: { ...PLAN, conventions: [`attempt ${n}`] },
+        markdown: `plan ${n}\n`,
+      }),
+    });
+    const first = await runReview(p);
+    approve(w, first.status === "awaiting-approval" ? first.gate : "plan");
+    const afterEscalation = await runReview(p);
+    expect(afterEscalation).toMatchObject({ status: "awaiting-approval", gate: "plan" });
+    expect(w.files.get("plan.md")).toBe("plan 2\n");
+    approve(w, "plan");
+    const end = await toEnd(w, p);
+    expect(end).toMatchObject({ status: "ended", terminal: "done" });
+    expect(w.state?.build.escalations).toBe(1);
+  });
+
+  it("a crash between any two phases, then a restart: no completed phase repeats, no approval is asked twice, nothing is published twice", async () => {
+    const clean = world();
+    await toEnd(clean, ports(clean));
+    const artifactsInOrder = [
+      "request.json",
+      "decisions.json",
+      "plan.json",
+      "red-tests.json",
+      "verdict.json",
+      "proof.json",
+      "publish.json",
+      "published.json",
+    ];
+    for (const crashAt of artifactsInOrder) {
+      const w = world();
+      let asked = 0;
+      let crashed = false;
+      let out: Awaited<ReturnType<typeof runReview>> | undefined;
+      for (let i = 0; i < 10; i++) {
+        try {
+          out = await runReview(crashed ? ports(w) : ports(w, {}, crashAt));
+        } catch {
+          crashed = true; // the process died right after writing crashAt; start again
+          continue;
+        }
+        if (out.status === "ended") break;
+        asked++;
+        approve(w, out.gate);
+      }
+      expect(crashed, crashAt).toBe(true);
+      expect(out, crashAt).toMatchObject({ status: "ended", terminal: "done" });
+      expect(w.published, crashAt).toBe(1);
+      expect(asked, crashAt).toBeLessThanOrEqual(2);
+      for (const step of ["intake", "decide", "plan", "red", "prove", "compose"]) {
+        expect(w.calls[step] ?? 0, `${step} after a crash at ${crashAt}`).toBeLessThanOrEqual(
+          (clean.calls[step] ?? 0) + 1,
+        );
+      }
+      expect(w.files.get("report.md")).toBe(clean.files.get("report.md"));
+    }
+    expect(PHASES.length).toBe(11);
+  });
+
+  it("a crash in the middle of publishing stops the restarted run instead of publishing again", async () => {
+    const w = world();
+    let out: Awaited<ReturnType<typeof runReview>> | undefined;
+    let crashed = false;
+    for (let i = 0; i < 6 && !crashed; i++) {
+      try {
+        out = await runReview(ports(w, {}, "publishing.json"));
+      } catch {
+        crashed = true;
+        break;
+      }
+      if (out.status === "awaiting-approval") approve(w, out.gate);
+    }
+    expect(crashed).toBe(true);
+    out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toContain(
+      "publishing started in an earlier attempt",
+    );
+    expect(w.published).toBe(0);
+  });
+});
