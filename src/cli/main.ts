@@ -12,6 +12,7 @@ import { ToolSetupError } from "../adapters/workspace/tool-router.ts";
 import { applyCommand } from "./commands/apply.ts";
 import { approveCommand } from "./commands/approve.ts";
 import { planCommand } from "./commands/plan.ts";
+import { reviewCommand } from "./commands/review.ts";
 import { runCommand } from "./commands/run.ts";
 import { runsCommand } from "./commands/runs.ts";
 import { testCommand } from "./commands/test.ts";
@@ -40,6 +41,10 @@ const COMMANDS: Record<string, Command> = {
     run: approveCommand,
   },
   runs: { summary: "list runs, or show one run's state and journal", run: runsCommand },
+  review: {
+    summary: "answer and fix review comments from a request file (local mode)",
+    run: reviewCommand,
+  },
 };
 
 export function mainHelp(): string {

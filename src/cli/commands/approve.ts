@@ -3,6 +3,7 @@
  * Only the exact hash the run is waiting for is recorded; anything else records nothing.
  */
 import { relative, resolve } from "node:path";
+import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunStore } from "../../adapters/fs/run-store.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
@@ -34,6 +35,8 @@ export async function approveCommand(argv: string[], io: CliIo): Promise<number>
   if (values.run === undefined || values.hash === undefined)
     throw new UsageError("approve: --run RUN_DIR and --hash HASH are both required");
   const dir = resolve(io.cwd, values.run as string);
+  const review = await approveReviewGate(dir, values.hash as string, io);
+  if (review !== undefined) return review;
   const store = new RunStore(dir);
   const state = await store.readState();
   const hash = values.hash as string;
@@ -55,6 +58,45 @@ export async function approveCommand(argv: string[], io: CliIo): Promise<number>
   const shown = relative(io.cwd, dir) || dir;
   io.stdout(
     `approved ${state.awaiting.label} (${hash}) in run ${state.run_id}\nresume with: terfyn run --resume ${shown}\n`,
+  );
+  return 0;
+}
+
+/** A review run's gates: approve exactly the hash the paused gate awaits, or record nothing. */
+async function approveReviewGate(
+  dir: string,
+  hash: string,
+  io: CliIo,
+): Promise<number | undefined> {
+  let isReview = false;
+  try {
+    await import("node:fs/promises").then((fs) => fs.stat(`${dir}/run.json`));
+    isReview = true;
+  } catch {
+    isReview = false;
+  }
+  if (!isReview) return undefined;
+  const store = await ReviewRunStore.open(dir);
+  const state = await store.readState();
+  if (!state || state.status !== "awaiting-approval" || !state.awaiting) {
+    throw new UserError(
+      `the review run is not waiting at a gate (status ${state?.status ?? "none"}); nothing recorded`,
+    );
+  }
+  if (hash !== state.awaiting.hash) {
+    throw new UserError(
+      `gate ${state.awaiting.gate} awaits ${state.awaiting.hash} (${state.awaiting.artifact}), not ${hash}; nothing recorded`,
+    );
+  }
+  await store.appendApproval({
+    gate: state.awaiting.gate,
+    hash,
+    approved_at: (io.now?.() ?? new Date()).toISOString(),
+    by: io.env.USER ?? io.env.USERNAME ?? "unknown",
+  });
+  const shown = relative(io.cwd, dir) || dir;
+  io.stdout(
+    `approved gate ${state.awaiting.gate}: ${state.awaiting.artifact} (${hash})\nresume with: terfyn review --resume ${shown}\n`,
   );
   return 0;
 }

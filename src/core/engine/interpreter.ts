@@ -62,6 +62,18 @@ export async function runProgram(ctx: RunContext): Promise<RunOutcome> {
   return r.run();
 }
 
+/**
+ * One agent invocation as a step of its own (a review run's judgment steps): the same tool
+ * boundary, journal and replay as inside a workflow, with no workflow around it. `ctx.program`
+ * is not used and may be an empty program.
+ */
+export async function runAgentStep(
+  ctx: RunContext & { agent: string; step: string },
+): Promise<RunOutcome> {
+  const r = new Interpreter(ctx);
+  return r.runAgent(ctx.agent, ctx.input, ctx.step);
+}
+
 class Interpreter {
   private readonly stepOutputs = new Map<string, unknown>();
   private readonly startedSteps = new Set<string>();
@@ -117,6 +129,17 @@ class Interpreter {
     try {
       const result = await this.callWorkflow(this.ctx.program.entry, [this.ctx.input], "");
       return { status: "completed", result };
+    } catch (e) {
+      if (e instanceof Pause) return e.outcome;
+      if (e instanceof InDoubt) return e.outcome;
+      if (e instanceof StepFailure) return { status: "failed", error: e.message };
+      throw e;
+    }
+  }
+
+  async runAgent(agent: string, input: unknown, step: string): Promise<RunOutcome> {
+    try {
+      return { status: "completed", result: await this.invokeAgent(agent, input, step, 0) };
     } catch (e) {
       if (e instanceof Pause) return e.outcome;
       if (e instanceof InDoubt) return e.outcome;

@@ -1,0 +1,111 @@
+/**
+ * A review run's directory on disk: named artifacts (written atomically), `state.json` with
+ * the phase cursor (atomic), and the append-only `approvals.jsonl`. Artifact writes refuse the
+ * reserved names, so no phase, and no agent behind one, can write an approval or the cursor.
+ */
+import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { type ApprovalEntry, RESERVED_NAMES } from "../../core/review/gates.ts";
+import type { ReviewRunState, RunFiles } from "../../core/review/orchestrator.ts";
+
+export class ReviewRunDirectoryError extends Error {}
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export class ReviewRunStore implements RunFiles {
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string): Promise<ReviewRunStore> {
+    await mkdir(dir, { recursive: true });
+    return new ReviewRunStore(dir);
+  }
+
+  private path(name: string): string {
+    if (!SAFE_NAME.test(name))
+      throw new ReviewRunDirectoryError(
+        `artifact name ${JSON.stringify(name)} is not a plain file name`,
+      );
+    return join(this.dir, name);
+  }
+
+  async read(name: string): Promise<string | undefined> {
+    try {
+      return await readFile(this.path(name), "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+  }
+
+  async write(name: string, text: string): Promise<void> {
+    if ((RESERVED_NAMES as readonly string[]).includes(name)) {
+      throw new ReviewRunDirectoryError(
+        `${name} is written only by the orchestrator's own adapters, never as an artifact`,
+      );
+    }
+    await writeFileAtomic(this.path(name), text, { fsync: true });
+  }
+
+  async size(name: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.path(name))).size;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async readState(): Promise<ReviewRunState | undefined> {
+    const text = await this.readReserved("state.json");
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as ReviewRunState;
+    } catch {
+      throw new ReviewRunDirectoryError(`${join(this.dir, "state.json")} is not valid JSON`);
+    }
+  }
+
+  async writeState(state: ReviewRunState): Promise<void> {
+    await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
+      fsync: true,
+    });
+  }
+
+  async approvals(): Promise<ApprovalEntry[]> {
+    const text = (await this.readReserved("approvals.jsonl")) ?? "";
+    return text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .flatMap((l) => {
+        try {
+          const a = JSON.parse(l) as ApprovalEntry;
+          return a && typeof a.hash === "string" && (a.gate === "plan" || a.gate === "publish")
+            ? [a]
+            : [];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** Appends an approval (the approve command's adapter is the only caller). */
+  async appendApproval(entry: ApprovalEntry): Promise<void> {
+    const fd = openSync(join(this.dir, "approvals.jsonl"), "a");
+    try {
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async readReserved(name: string): Promise<string | undefined> {
+    try {
+      return await readFile(join(this.dir, name), "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+  }
+}

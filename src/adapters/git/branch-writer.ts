@@ -1,0 +1,822 @@
+/**
+ * The only code in Terfyn that changes a git repository (review-response runs, DESIGN.md
+ * "GitHub App: review-response runs", seed 003 principle 12 "Never do the socially irreversible
+ * thing").
+ *
+ * What it can do: read HEAD and the branch, list changed files, snapshot / revert / restore
+ * working-tree files for the prover, make one normal commit on an expected parent, and push that
+ * branch fast-forward only.
+ *
+ * What it cannot do: force-push, amend, reset, rebase, delete a branch or a ref, or rewrite
+ * history in any other way. There is no method for any of those, and every git process this
+ * module starts goes through one private `#run`, which first calls `assertAllowedGitArgs`: an
+ * allowlist of the exact subcommands and options used here, behind a denylist that names each
+ * forbidden form (`--force`, `-f`, `--force-with-lease`, `--amend`, `+refspec`, `reset --hard`,
+ * `rebase`, `branch -d/-D`, `push --delete`, `:ref`, `update-ref -d`, `filter-branch`,
+ * `--mirror`, …). Anything else throws `ForbiddenGitOperation` before git starts.
+ *
+ * Git is spawned directly rather than through simple-git: simple-git resolves a command that
+ * exits non-zero with empty stderr as a success, and `git merge-base --is-ancestor` says "no"
+ * exactly that way (exit 1, no output). Here every exit code is checked.
+ */
+import { spawn } from "node:child_process";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  rmdir,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { dirname, join } from "node:path";
+
+/** A git argument list this module refuses to run. Thrown before any process starts. */
+export class ForbiddenGitOperation extends Error {
+  override name = "ForbiddenGitOperation";
+  readonly args: readonly string[];
+  constructor(args: readonly string[], reason: string) {
+    super(`forbidden git operation \`git ${args.join(" ")}\`: ${reason}`);
+    this.args = [...args];
+  }
+}
+
+export type RefusalCode =
+  | "not-a-repository"
+  | "no-head"
+  | "detached-head"
+  | "bad-path"
+  | "branch-moved"
+  | "operation-in-progress"
+  | "unplanned-staged"
+  | "unchanged-file"
+  | "unplanned-commit-content"
+  | "not-snapshotted"
+  | "remote-branch-missing"
+  | "remote-moved"
+  | "behind-or-diverged"
+  | "bad-ref"
+  | "push-not-applied"
+  | "bad-option";
+
+/** The repository is not in a state where the requested write is safe; nothing was changed
+ * unless the message says otherwise. The message is meant to be shown as is. */
+export class BranchWriterRefusal extends Error {
+  override name = "BranchWriterRefusal";
+  readonly code: RefusalCode;
+  constructor(code: RefusalCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Git itself failed (not a refusal by this module). */
+export class GitCommandError extends Error {
+  override name = "GitCommandError";
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  constructor(args: readonly string[], exitCode: number | null, stderr: string) {
+    super(`git ${args.join(" ")} failed (exit ${exitCode}): ${stderr.trim().split("\n")[0] ?? ""}`);
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+export interface BranchWriterOptions {
+  /** Author and committer of commits made by this writer; otherwise git's environment/config. */
+  identity?: GitIdentity;
+  /** Extra environment for git: only identity, date and config-location variables. */
+  env?: Record<string, string>;
+}
+
+export type SnapshotEntry =
+  | { readonly path: string; readonly kind: "absent" }
+  | { readonly path: string; readonly kind: "file"; readonly bytes: Buffer; readonly mode: number }
+  | { readonly path: string; readonly kind: "symlink"; readonly target: string };
+
+/** Working-tree contents of some files, held in memory. */
+export interface Snapshot {
+  /** HEAD when the snapshot was taken (informational). */
+  readonly head: string;
+  readonly entries: readonly SnapshotEntry[];
+}
+
+export interface PushResult {
+  /** False when the remote branch already pointed at the local HEAD. */
+  pushed: boolean;
+  /** The remote branch head before the push. */
+  before: string;
+  /** The remote branch head after the push (equal to the local HEAD). */
+  after: string;
+}
+
+// ─────────────────────────────────────── the guard ───────────────────────────────────────
+
+/** Long options that force, amend, delete, prune, skip hooks or reset hard, in any command. */
+const FORBIDDEN_LONG = [
+  "force",
+  "force-with-lease",
+  "force-if-includes",
+  "amend",
+  "mirror",
+  "delete",
+  "prune",
+  "prune-tags",
+  "no-verify",
+  "hard",
+  "onto",
+];
+
+/** Subcommands that rewrite history or delete refs whatever their options. */
+const HISTORY_REWRITERS: Record<string, string> = {
+  rebase: "rebase rewrites history",
+  "filter-branch": "filter-branch rewrites history",
+  "filter-repo": "filter-repo rewrites history",
+  replace: "replace rewrites what history appears to be",
+  reset: "reset moves the branch and can discard work (reset --hard)",
+  "update-ref": "update-ref can move or delete any ref (update-ref -d)",
+  branch: "branch can delete or move branches (branch -d / -D)",
+  pull: "pull can rebase or merge",
+  "cherry-pick": "cherry-pick is not a review-response operation",
+};
+
+interface Allowed {
+  options: readonly string[];
+  /** Inclusive bounds on positional arguments before any `--`. */
+  positionals: readonly [number, number];
+  /** Whether `-- <paths>` may follow. */
+  paths: boolean;
+  /** Extra check on the positional arguments. */
+  check?: (positionals: readonly string[]) => string | undefined;
+}
+
+const REMOTE_BRANCH = /^refs\/heads\/[^:+^~?*[\\\s]+$/;
+
+/** Exactly the git invocations the branch writer performs, and nothing else. */
+const ALLOWED: Record<string, Allowed> = {
+  "rev-parse": {
+    options: ["--verify", "--quiet", "--show-toplevel", "--is-bare-repository"],
+    positionals: [0, 1],
+    paths: false,
+  },
+  "symbolic-ref": {
+    // With two positionals symbolic-ref writes; only the one-argument read is allowed.
+    options: ["--quiet"],
+    positionals: [1, 1],
+    paths: false,
+    check: (p) => (p[0] === "HEAD" ? undefined : "symbolic-ref may only read HEAD"),
+  },
+  diff: {
+    options: ["--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"],
+    positionals: [0, 2],
+    paths: false,
+  },
+  "ls-files": {
+    options: ["--others", "--exclude-standard", "-z", "--full-name"],
+    positionals: [0, 0],
+    paths: false,
+  },
+  "ls-tree": {
+    options: ["-r", "-z", "--name-only", "--full-tree"],
+    positionals: [1, 1],
+    paths: true,
+  },
+  "rev-list": {
+    options: ["--parents", "--max-count=1"],
+    positionals: [1, 1],
+    paths: false,
+  },
+  restore: {
+    // Working tree only, from HEAD: the index and the branch are untouched.
+    options: ["--source=HEAD", "--worktree"],
+    positionals: [0, 0],
+    paths: true,
+  },
+  add: { options: ["--all"], positionals: [0, 0], paths: true },
+  commit: {
+    // The message comes on stdin; no paths (which would mean `--only`), no -a, no --amend.
+    options: ["--file=-", "--quiet"],
+    positionals: [0, 0],
+    paths: false,
+  },
+  "merge-base": { options: ["--is-ancestor"], positionals: [2, 2], paths: false },
+  "check-ref-format": {
+    options: [],
+    positionals: [1, 1],
+    paths: false,
+    check: (p) => (REMOTE_BRANCH.test(p[0] ?? "") ? undefined : "only refs/heads/<branch>"),
+  },
+  fetch: {
+    options: ["--no-tags", "--no-recurse-submodules", "--quiet"],
+    positionals: [2, 2],
+    paths: false,
+    // Source only: fetching into FETCH_HEAD writes no branch or tracking ref from our argv.
+    check: (p) =>
+      REMOTE_BRANCH.test(p[1] ?? "") ? undefined : "fetch takes exactly refs/heads/<branch>",
+  },
+  "ls-remote": {
+    options: [],
+    positionals: [2, 2],
+    paths: false,
+    check: (p) => (REMOTE_BRANCH.test(p[1] ?? "") ? undefined : "only refs/heads/<branch>"),
+  },
+  push: {
+    options: ["--porcelain", "--no-recurse-submodules", "--no-follow-tags", "--quiet"],
+    positionals: [2, 2],
+    paths: false,
+    check: (p) => {
+      const spec = p[1] ?? "";
+      if (!spec.startsWith("HEAD:")) return "push takes exactly HEAD:refs/heads/<branch>";
+      return REMOTE_BRANCH.test(spec.slice("HEAD:".length))
+        ? undefined
+        : "push takes exactly HEAD:refs/heads/<branch>";
+    },
+  },
+};
+
+/**
+ * Throws `ForbiddenGitOperation` unless `args` (a git argument list, subcommand first) is one
+ * of the invocations the branch writer is allowed to make. Exported for tests; `#run` calls it
+ * before every git process.
+ */
+export function assertAllowedGitArgs(args: readonly string[]): void {
+  const forbid = (reason: string): never => {
+    throw new ForbiddenGitOperation(args, reason);
+  };
+  if (!Array.isArray(args) || args.length === 0) forbid("no subcommand");
+  for (const a of args) {
+    if (typeof a !== "string") forbid("every argument must be a string");
+    if (a.includes("\0")) forbid("an argument contains a NUL byte");
+  }
+  const sub = args[0]!;
+  if (sub.startsWith("-"))
+    forbid("options before the subcommand (-c, -C, --git-dir, …) are not allowed");
+
+  const dd = args.indexOf("--", 1);
+  const before = args.slice(1, dd < 0 ? args.length : dd);
+  const after = dd < 0 ? [] : args.slice(dd + 1);
+  const options = before.filter((a) => a.startsWith("-") && a !== "-");
+  const positionals = before.filter((a) => !a.startsWith("-") || a === "-");
+  const shortLetters = options
+    .filter((a) => !a.startsWith("--"))
+    .flatMap((a) => [...a.slice(1)])
+    .join("");
+
+  // Named denials first, so each forbidden form says why.
+  if (
+    sub === "reset" &&
+    options.some((o) => longName(o) !== undefined && "hard".startsWith(longName(o)!))
+  )
+    forbid("reset --hard discards work and moves the branch");
+  if (sub === "branch" && /[dDmMf]/.test(shortLetters))
+    forbid("branch -d / -D / -m / -f deletes, moves or overwrites a branch");
+  if (sub === "update-ref" && (/d/.test(shortLetters) || options.some((o) => o.startsWith("--d"))))
+    forbid("update-ref -d deletes a ref");
+  if (sub === "update-ref" && options.some((o) => o === "--stdin"))
+    forbid("update-ref --stdin can delete or move any ref");
+  const rewriter = HISTORY_REWRITERS[sub];
+  if (rewriter) forbid(rewriter);
+  for (const o of options) {
+    const name = longName(o);
+    if (name === undefined || name === "") continue;
+    // git accepts any unambiguous prefix of a long option (`--forc`, `--amen`), so a prefix of
+    // a forbidden option is as forbidden as the option itself.
+    const hit = FORBIDDEN_LONG.find((f) => f.startsWith(name));
+    if (hit) forbid(`--${hit} is never allowed (rewrites or deletes history, or skips hooks)`);
+  }
+  if ((sub === "push" || sub === "fetch") && shortLetters.includes("f"))
+    forbid(`${sub} -f forces a non-fast-forward update; never force-push`);
+  if (sub === "push" && shortLetters.includes("d")) forbid("push -d deletes a remote branch");
+  if (sub === "commit" && shortLetters.includes("n")) forbid("commit -n skips hooks (--no-verify)");
+  for (const p of sub === "push" || sub === "fetch" ? [...positionals, ...after] : positionals) {
+    if (p.startsWith("+")) forbid(`refspec ${p} starts with +, which forces the update`);
+    if (p.includes(":+")) forbid(`refspec ${p} forces the update`);
+  }
+  if (sub === "push")
+    for (const p of [...positionals.slice(1), ...after]) {
+      if (p.startsWith(":")) forbid(`refspec ${p} has no source, which deletes the remote ref`);
+    }
+
+  // Then the allowlist: the exact invocations this module makes.
+  const allowed = ALLOWED[sub];
+  if (!allowed) forbid(`git ${sub} is not an operation the branch writer performs`);
+  for (const o of options)
+    if (!allowed!.options.includes(o))
+      forbid(`option ${o} is not allowed for git ${sub} in the branch writer`);
+  const [min, max] = allowed!.positionals;
+  if (positionals.length < min || positionals.length > max)
+    forbid(`git ${sub} takes ${min}..${max} non-option arguments here, got ${positionals.length}`);
+  if (dd >= 0 && !allowed!.paths) forbid(`git ${sub} takes no paths here`);
+  if (allowed!.paths && dd >= 0 && after.length === 0) forbid(`git ${sub} -- needs paths`);
+  const problem = allowed!.check?.(positionals);
+  if (problem) forbid(problem);
+}
+
+function longName(option: string): string | undefined {
+  if (!option.startsWith("--")) return undefined;
+  return option.slice(2).split("=")[0];
+}
+
+// ─────────────────────────────────────── the writer ──────────────────────────────────────
+
+const ENV_ALLOWED =
+  /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM|HOME)$/;
+
+interface RunResult {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+interface RunOptions {
+  stdin?: string;
+  env?: Record<string, string>;
+  /** Exit codes that are answers rather than failures (default: only 0). */
+  okCodes?: readonly number[];
+}
+
+export class BranchWriter {
+  readonly root: string;
+  readonly #env: Record<string, string>;
+  /** The last snapshotted state of each path: revertToHead refuses anything not held here. */
+  readonly #held = new Map<string, SnapshotEntry>();
+
+  private constructor(root: string, env: Record<string, string>) {
+    this.root = root;
+    this.#env = env;
+  }
+
+  /** Opens the working tree containing `repoDir` (its top level becomes the root). */
+  static async open(repoDir: string, options: BranchWriterOptions = {}): Promise<BranchWriter> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.env ?? {})) {
+      if (!ENV_ALLOWED.test(k))
+        throw new BranchWriterRefusal("bad-option", `environment variable ${k} is not allowed`);
+      env[k] = v;
+    }
+    if (options.identity) {
+      env.GIT_AUTHOR_NAME = options.identity.name;
+      env.GIT_AUTHOR_EMAIL = options.identity.email;
+      env.GIT_COMMITTER_NAME = options.identity.name;
+      env.GIT_COMMITTER_EMAIL = options.identity.email;
+    }
+    let top: RunResult;
+    try {
+      top = await runGit(repoDir, ["rev-parse", "--show-toplevel"], { env });
+    } catch {
+      throw new BranchWriterRefusal("not-a-repository", `${repoDir} is not inside a git work tree`);
+    }
+    if (top.code !== 0)
+      throw new BranchWriterRefusal("not-a-repository", `${repoDir} is not inside a git work tree`);
+    const root = await realpath(top.stdout.toString("utf8").trim());
+    return new BranchWriter(root, env);
+  }
+
+  /** The current commit. */
+  async head(): Promise<string> {
+    const r = await this.#run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+      okCodes: [0, 1],
+    });
+    const sha = r.stdout.toString("utf8").trim();
+    if (r.code !== 0 || sha === "")
+      throw new BranchWriterRefusal("no-head", "the repository has no commit at HEAD");
+    return sha;
+  }
+
+  /** The current branch name; refuses a detached HEAD. */
+  async branch(): Promise<string> {
+    const r = await this.#run(["symbolic-ref", "--quiet", "HEAD"], { okCodes: [0, 1] });
+    const ref = r.stdout.toString("utf8").trim();
+    if (r.code !== 0 || !ref.startsWith("refs/heads/"))
+      throw new BranchWriterRefusal(
+        "detached-head",
+        "HEAD is detached (no branch is checked out); a review-response run commits only on the PR's branch; stop and say so",
+      );
+    return ref.slice("refs/heads/".length);
+  }
+
+  /** Paths (relative to the root) that differ from HEAD in the working tree, plus untracked
+   * files that are not ignored. Sorted, unique. */
+  async changedFiles(): Promise<string[]> {
+    await this.head();
+    const tracked = await this.#run([
+      "diff",
+      "--name-only",
+      "-z",
+      "--no-renames",
+      "--no-ext-diff",
+      "HEAD",
+    ]);
+    const untracked = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
+    return unique([...splitZ(tracked.stdout), ...splitZ(untracked.stdout)]);
+  }
+
+  /** Paths staged in the index that differ from HEAD. */
+  async #staged(): Promise<string[]> {
+    const r = await this.#run([
+      "diff",
+      "--cached",
+      "--name-only",
+      "-z",
+      "--no-renames",
+      "--no-ext-diff",
+      "HEAD",
+    ]);
+    return unique(splitZ(r.stdout));
+  }
+
+  /** Keeps the working-tree state of `paths` (bytes and mode, a symlink's target, or absence). */
+  async snapshot(paths: string[]): Promise<Snapshot> {
+    const clean = unique(paths.map(checkPath));
+    const head = await this.head();
+    const entries: SnapshotEntry[] = [];
+    for (const p of clean) {
+      const entry = await this.#read(p);
+      entries.push(Object.freeze(entry));
+      // The writer keeps its own copy, so a caller changing the snapshot's bytes changes nothing.
+      this.#held.set(
+        p,
+        entry.kind === "file" ? { ...entry, bytes: Buffer.from(entry.bytes) } : entry,
+      );
+    }
+    return Object.freeze({ head, entries: Object.freeze(entries) });
+  }
+
+  /** Puts the working tree back exactly as in `snapshot`. Does not touch the index or HEAD. */
+  async restore(snapshot: Snapshot): Promise<void> {
+    for (const entry of snapshot.entries) {
+      const p = checkPath(entry.path);
+      await this.#assertInsideTree(p);
+      const abs = join(this.root, p);
+      const now = await lstatOrUndefined(abs);
+      if (now?.isDirectory())
+        throw new BranchWriterRefusal("bad-path", `${p} is now a directory; not restoring over it`);
+      if (now) await rm(abs, { force: true });
+      if (entry.kind === "absent") continue;
+      await mkdir(dirname(abs), { recursive: true });
+      if (entry.kind === "symlink") await symlink(entry.target, abs);
+      else {
+        await writeFile(abs, entry.bytes, { flag: "wx" });
+        await chmod(abs, entry.mode);
+      }
+    }
+  }
+
+  /**
+   * Sets the working-tree copy of each path to its content at HEAD (deleting paths HEAD does
+   * not have). Index and branch are untouched. Refuses any path whose current state is not the
+   * one last recorded by `snapshot`, so reverting can never lose uncommitted work.
+   */
+  async revertToHead(paths: string[]): Promise<void> {
+    const clean = unique(paths.map(checkPath));
+    if (clean.length === 0) return;
+    for (const p of clean) {
+      const held = this.#held.get(p);
+      if (!held || !sameEntry(held, await this.#read(p)))
+        throw new BranchWriterRefusal(
+          "not-snapshotted",
+          `${p} has no current snapshot; take a snapshot before reverting so nothing is lost`,
+        );
+    }
+    const listed = await this.#run([
+      "ls-tree",
+      "-r",
+      "-z",
+      "--name-only",
+      "--full-tree",
+      "HEAD",
+      "--",
+      ...clean,
+    ]);
+    const atHead = new Set(splitZ(listed.stdout));
+    const restore = clean.filter((p) => atHead.has(p));
+    const remove = clean.filter((p) => !atHead.has(p));
+    if (restore.length > 0)
+      await this.#run(["restore", "--source=HEAD", "--worktree", "--", ...restore]);
+    for (const p of remove) {
+      const abs = join(this.root, p);
+      const st = await lstatOrUndefined(abs);
+      if (st?.isDirectory())
+        throw new BranchWriterRefusal("bad-path", `${p} is a directory, not a file`);
+      await rm(abs, { force: true });
+      await this.#pruneEmptyParents(p);
+    }
+  }
+
+  /**
+   * Stages exactly `files` and makes one normal commit on `expectedParent`, which must be HEAD.
+   * Refuses when HEAD moved, when anything else is staged, or when a file is unchanged. Hooks
+   * run. Returns the new commit id.
+   */
+  async commit(
+    message: string,
+    files: string[],
+    expectedParent: string,
+    options: { identity?: GitIdentity } = {},
+  ): Promise<string> {
+    if (typeof message !== "string" || message.trim() === "")
+      throw new BranchWriterRefusal("bad-option", "the commit message is empty");
+    const planned = unique(files.map(checkPath));
+    if (planned.length === 0) throw new BranchWriterRefusal("bad-option", "no files to commit");
+    const branch = await this.branch();
+    const head = await this.head();
+    if (head !== expectedParent)
+      throw new BranchWriterRefusal(
+        "branch-moved",
+        `the branch moved since the run started (HEAD is ${head}, expected ${expectedParent}); stop and say so`,
+      );
+    await this.#assertNoOperationInProgress();
+    const staged = await this.#staged();
+    const unplanned = staged.filter((p) => !planned.includes(p));
+    if (unplanned.length > 0)
+      throw new BranchWriterRefusal(
+        "unplanned-staged",
+        `files outside the plan are staged: ${unplanned.join(", ")}; refusing to commit`,
+      );
+    const changed = new Set(await this.changedFiles());
+    const unchanged = planned.filter((p) => !changed.has(p));
+    if (unchanged.length > 0)
+      throw new BranchWriterRefusal(
+        "unchanged-file",
+        `not changed relative to HEAD, so there is nothing to commit for: ${unchanged.join(", ")}`,
+      );
+    for (const p of planned) await this.#assertInsideTree(p);
+
+    await this.#run(["add", "--all", "--", ...planned]);
+    const nowStaged = await this.#staged();
+    if (!sameSet(nowStaged, planned))
+      throw new BranchWriterRefusal(
+        "unplanned-staged",
+        `after staging, the index holds [${nowStaged.join(", ")}] instead of exactly [${planned.join(", ")}]; nothing was committed`,
+      );
+
+    const env: Record<string, string> = {};
+    if (options.identity) {
+      env.GIT_AUTHOR_NAME = options.identity.name;
+      env.GIT_AUTHOR_EMAIL = options.identity.email;
+      env.GIT_COMMITTER_NAME = options.identity.name;
+      env.GIT_COMMITTER_EMAIL = options.identity.email;
+    }
+    await this.#run(["commit", "--quiet", "--file=-"], { stdin: message, env });
+
+    // Verify what was made: one parent, the expected one, the same branch, exactly the files.
+    const sha = await this.head();
+    const parents = (await this.#run(["rev-list", "--parents", "--max-count=1", sha])).stdout
+      .toString("utf8")
+      .trim()
+      .split(/\s+/)
+      .slice(1);
+    if (parents.length !== 1 || parents[0] !== expectedParent)
+      throw new BranchWriterRefusal(
+        "branch-moved",
+        `commit ${sha} has parents [${parents.join(", ")}], not exactly ${expectedParent}; it must not be pushed; stop and say so`,
+      );
+    if ((await this.branch()) !== branch)
+      throw new BranchWriterRefusal(
+        "branch-moved",
+        `the checked-out branch changed during the commit; stop and say so`,
+      );
+    const inCommit = unique(
+      splitZ(
+        (
+          await this.#run([
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            expectedParent,
+            sha,
+          ])
+        ).stdout,
+      ),
+    );
+    if (!sameSet(inCommit, planned))
+      throw new BranchWriterRefusal(
+        "unplanned-commit-content",
+        `commit ${sha} changes [${inCommit.join(", ")}] but the plan named [${planned.join(", ")}] (a hook changed it?); it was not pushed and must not be; stop and say so`,
+      );
+    return sha;
+  }
+
+  /**
+   * Pushes HEAD to `remote`'s `branch`, fast-forward only: fetches the remote branch, refuses
+   * unless its head is an ancestor of HEAD (and equals `expectedRemoteHead`, when given), pushes
+   * with an explicit non-forcing refspec, then checks the remote now points at HEAD.
+   */
+  async push(remote: string, branch: string, expectedRemoteHead?: string): Promise<PushResult> {
+    if (typeof remote !== "string" || remote === "" || /^[-+:]/.test(remote) || /\s/.test(remote))
+      throw new BranchWriterRefusal("bad-ref", `not a remote name: ${JSON.stringify(remote)}`);
+    const ref = `refs/heads/${branch}`;
+    if (
+      typeof branch !== "string" ||
+      branch === "" ||
+      branch.startsWith("-") ||
+      !REMOTE_BRANCH.test(ref) ||
+      (await this.#run(["check-ref-format", ref], { okCodes: [0, 1] })).code !== 0
+    )
+      throw new BranchWriterRefusal("bad-ref", `not a branch name: ${JSON.stringify(branch)}`);
+    const local = await this.head();
+
+    const before = await this.#remoteHead(remote, ref);
+    if (before === undefined)
+      throw new BranchWriterRefusal(
+        "remote-branch-missing",
+        `${remote} has no branch ${branch}; the run pushes only to the existing PR branch; stop and say so`,
+      );
+    await this.#run(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", remote, ref]);
+    const fetched = (
+      await this.#run(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"])
+    ).stdout
+      .toString("utf8")
+      .trim();
+    if (expectedRemoteHead !== undefined && fetched !== expectedRemoteHead)
+      throw new BranchWriterRefusal(
+        "remote-moved",
+        `${remote}/${branch} is at ${fetched}, not ${expectedRemoteHead}: the branch moved since the run started; stop and say so`,
+      );
+    const ancestor = await this.#run(["merge-base", "--is-ancestor", fetched, local], {
+      okCodes: [0, 1],
+    });
+    if (ancestor.code !== 0)
+      throw new BranchWriterRefusal(
+        "behind-or-diverged",
+        `${remote}/${branch} (${fetched}) is not an ancestor of HEAD (${local}): the branch is behind or diverged; never force-push; stop and say so`,
+      );
+    if (fetched === local) return { pushed: false, before: fetched, after: local };
+
+    await this.#run([
+      "push",
+      "--porcelain",
+      "--no-follow-tags",
+      "--no-recurse-submodules",
+      remote,
+      `HEAD:${ref}`,
+    ]);
+    const after = await this.#remoteHead(remote, ref);
+    if (after !== local)
+      throw new BranchWriterRefusal(
+        "push-not-applied",
+        `after pushing, ${remote}/${branch} is at ${after ?? "nothing"}, not HEAD (${local}); stop and say so`,
+      );
+    return { pushed: true, before: fetched, after };
+  }
+
+  async #remoteHead(remote: string, ref: string): Promise<string | undefined> {
+    const r = await this.#run(["ls-remote", remote, ref]);
+    for (const line of r.stdout.toString("utf8").split("\n")) {
+      const [sha, name] = line.split("\t");
+      if (name === ref && sha) return sha;
+    }
+    return undefined;
+  }
+
+  async #assertNoOperationInProgress(): Promise<void> {
+    for (const pseudo of ["MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"]) {
+      const r = await this.#run(["rev-parse", "--verify", "--quiet", pseudo], { okCodes: [0, 1] });
+      if (r.code === 0)
+        throw new BranchWriterRefusal(
+          "operation-in-progress",
+          `${pseudo} exists (a merge, cherry-pick, revert or rebase is in progress); refusing to commit`,
+        );
+    }
+  }
+
+  async #read(p: string): Promise<SnapshotEntry> {
+    await this.#assertInsideTree(p);
+    const abs = join(this.root, p);
+    const st = await lstatOrUndefined(abs);
+    if (!st) return { path: p, kind: "absent" };
+    if (st.isSymbolicLink()) return { path: p, kind: "symlink", target: await readlink(abs) };
+    if (!st.isFile())
+      throw new BranchWriterRefusal("bad-path", `${p} is not a regular file or symlink`);
+    return { path: p, kind: "file", bytes: await readFile(abs), mode: st.mode & 0o7777 };
+  }
+
+  /** Refuses a path that goes through a symlinked directory (it could lead outside the tree). */
+  async #assertInsideTree(p: string): Promise<void> {
+    const parts = p.split("/");
+    let cur = this.root;
+    for (const part of parts.slice(0, -1)) {
+      cur = join(cur, part);
+      const st = await lstatOrUndefined(cur);
+      if (!st) return;
+      if (st.isSymbolicLink())
+        throw new BranchWriterRefusal("bad-path", `${p} goes through a symbolic link`);
+      if (!st.isDirectory()) throw new BranchWriterRefusal("bad-path", `${p}: a parent is a file`);
+    }
+  }
+
+  async #pruneEmptyParents(p: string): Promise<void> {
+    let dir = dirname(p);
+    while (dir !== "." && dir !== "") {
+      const abs = join(this.root, dir);
+      try {
+        if ((await readdir(abs)).length > 0) return;
+        await rmdir(abs);
+      } catch {
+        return;
+      }
+      dir = dirname(dir);
+    }
+  }
+
+  /** The one door to git for an open writer. */
+  #run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+    return runGit(this.root, args, { ...options, env: { ...this.#env, ...options.env } });
+  }
+}
+
+/** Spawns git after the guard. Module-private: the only `spawn` in this file. */
+async function runGit(cwd: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  assertAllowedGitArgs(args);
+  const okCodes = options.okCodes ?? [0];
+  const result = await new Promise<RunResult>((resolve, reject) => {
+    const child = spawn("git", args, {
+      cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ...options.env,
+        GIT_LITERAL_PATHSPECS: "1",
+        GIT_TERMINAL_PROMPT: "0",
+        GIT_EDITOR: "true",
+        LC_ALL: "C",
+      },
+    });
+    const out: Buffer[] = [];
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    child.on("error", (e) =>
+      reject(new GitCommandError(args, null, `cannot run git: ${e.message}`)),
+    );
+    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr }));
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.stdin ?? "");
+  });
+  if (result.code === null || !okCodes.includes(result.code))
+    throw new GitCommandError(args, result.code, result.stderr);
+  return result;
+}
+
+// ─────────────────────────────────────── helpers ─────────────────────────────────────────
+
+/** A repository-relative file path: no absolute paths, `..`, `.` or `.git`, no empty parts. */
+function checkPath(p: string): string {
+  const bad = (why: string): never => {
+    throw new BranchWriterRefusal("bad-path", `bad path ${JSON.stringify(p)}: ${why}`);
+  };
+  if (typeof p !== "string" || p === "") bad("empty");
+  if (p.includes("\0") || p.includes("\\")) bad("contains NUL or a backslash");
+  if (p.startsWith("/")) bad("absolute");
+  for (const part of p.split("/")) {
+    if (part === "" || part === "." || part === "..") bad("not a normalised relative path");
+    if (part.toLowerCase() === ".git") bad("inside .git");
+  }
+  return p;
+}
+
+function splitZ(out: Buffer): string[] {
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((s) => s !== "");
+}
+
+function unique(xs: string[]): string[] {
+  return [...new Set(xs)].sort();
+}
+
+function sameSet(a: string[], b: string[]): boolean {
+  const x = unique(a);
+  const y = unique(b);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === "file" && b.kind === "file") return a.mode === b.mode && a.bytes.equals(b.bytes);
+  if (a.kind === "symlink" && b.kind === "symlink") return a.target === b.target;
+  return true;
+}
+
+async function lstatOrUndefined(abs: string) {
+  try {
+    return await lstat(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The steps of a review-response run in local mode (seed 003, principle 9): the request comes
+ * from a file, judgment from the agents in agents/review-response through the engine (fresh
+ * context each, comment text only as data blocks), commands from the repository's AGENTS.md,
+ * and publishing is a normal commit on the branch (parent = the head the request named) plus
+ * outbox/replies.json and outbox/tickets.json. The App's adapter differs only in intake and
+ * publish.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { runAgentStep } from "../../core/engine/interpreter.ts";
+import type { IrProgram } from "../../core/engine/ir.ts";
+import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
+import type { ResolvedProject } from "../../core/model/project.ts";
+import {
+  type Decision,
+  decisionsSchema,
+  planSchema,
+  type ReviewPlan,
+} from "../../core/review/doctrine.ts";
+import { assertGate } from "../../core/review/gates.ts";
+import type { PublishArtifact, ReviewSteps } from "../../core/review/orchestrator.ts";
+import type { Verdict } from "../../core/review/referee.ts";
+import { missingFacts, parseAgentsMd, type RepoFacts } from "../../core/review/repo-facts.ts";
+import { provenance, type ReviewRequest, requestSchema } from "../../core/review/request.ts";
+import { asDataBlock } from "../../core/review/untrusted-text.ts";
+import { RunStore } from "../fs/run-store.ts";
+import { BranchWriter } from "../git/branch-writer.ts";
+import { WorkspaceTool } from "../workspace/workspace-tool.ts";
+
+export interface LocalStepsConfig {
+  repoDir: string;
+  requestFile: string;
+  runDir: string;
+  agents: ResolvedProject;
+  model: ModelPort;
+  progress: (line: string) => void;
+}
+
+const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
+
+export class LocalReviewSteps implements ReviewSteps {
+  private facts: RepoFacts = { commands: {}, protected: [], extendOnly: [] };
+  private request: ReviewRequest | undefined;
+
+  constructor(private readonly c: LocalStepsConfig) {}
+
+  private async git(): Promise<BranchWriter> {
+    return BranchWriter.open(this.c.repoDir);
+  }
+
+  private async loadFacts(): Promise<RepoFacts> {
+    let text = "";
+    try {
+      text = await readFile(join(this.c.repoDir, "AGENTS.md"), "utf8");
+    } catch {
+      throw new Error(
+        "the repository has no AGENTS.md, so its commands (install, test, single test, lint, format, typecheck) are unknown; add them there",
+      );
+    }
+    const facts = parseAgentsMd(text);
+    const missing = missingFacts(facts);
+    if (missing.length > 0)
+      throw new Error(
+        `AGENTS.md does not declare: ${missing.join(", ")}; the run never guesses a command`,
+      );
+    this.facts = facts;
+    return facts;
+  }
+
+  private async currentRequest(): Promise<ReviewRequest> {
+    if (!this.request)
+      this.request = requestSchema.parse(
+        JSON.parse(await readFile(join(this.c.runDir, "request.json"), "utf8")),
+      );
+    return this.request;
+  }
+
+  async intake(): Promise<ReviewRequest> {
+    const raw = JSON.parse(await readFile(this.c.requestFile, "utf8"));
+    const request = requestSchema.parse(raw);
+    await this.loadFacts();
+    const git = await this.git();
+    const head = await git.head();
+    if (head !== request.head && !head.startsWith(request.head)) {
+      throw new Error(
+        `the request names head ${request.head} but the branch is at ${head}: the branch moved; stop and say so`,
+      );
+    }
+    const distances = new Map<string, number | null>();
+    for (const t of request.threads) {
+      for (const c of t.comments)
+        if (!distances.has(c.commit))
+          distances.set(c.commit, await this.commitsBehind(c.commit, head));
+    }
+    this.request = request;
+    return {
+      ...request,
+      provenance: provenance(request, (sha) => distances.get(sha) ?? null),
+    } as ReviewRequest;
+  }
+
+  private async commitsBehind(sha: string, head: string): Promise<number | null> {
+    const r = await this.sh(`git rev-list --count ${sha}..${head}`, this.c.repoDir);
+    return r.code === 0 ? Number(r.output.trim()) : null;
+  }
+
+  private async agent(name: string, step: string, input: unknown): Promise<unknown> {
+    const facts = this.facts.commands.test ? this.facts : await this.loadFacts();
+    const ws = await WorkspaceTool.open({
+      root: this.c.repoDir,
+      ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
+    });
+    const tools: ToolPort = { execute: (call) => ws.execute(call.operation, call.input) };
+    const store = await RunStore.create(join(this.c.runDir, "agents", step));
+    try {
+      const history = await store.readJournal();
+      const outcome = await runAgentStep({
+        runId: `review:${step}`,
+        project: this.c.agents,
+        program: EMPTY_PROGRAM,
+        input,
+        history,
+        approvals: new Set(),
+        agent: name,
+        step,
+        ports: {
+          model: this.c.model,
+          tools,
+          journal: store,
+          checkpoint: async () => {},
+          progress: (l) => this.c.progress(`${step}: ${l}`),
+        },
+      });
+      if (outcome.status !== "completed")
+        throw new Error(
+          `agent ${name} (${step}) did not finish: ${"error" in outcome ? outcome.error : outcome.status}`,
+        );
+      return outcome.result;
+    } finally {
+      store.close();
+    }
+  }
+
+  async decide(request: ReviewRequest): Promise<Decision[]> {
+    const threads = request.threads
+      .filter((t) => !t.resolved)
+      .map((t) => ({
+        id: t.id,
+        path: t.path,
+        line: t.line,
+        original_line: t.original_line,
+        original_commit: t.original_commit,
+        outdated: t.outdated,
+        comments: t.comments.map((c) => ({
+          author: c.author,
+          commit: c.commit,
+          text: asDataBlock("review-comment", `${t.id}/${c.id}`, c.body).block,
+        })),
+      }));
+    const out = await this.agent("Decider", "decide", {
+      head: request.head,
+      threads,
+      prior_decisions: [],
+    });
+    return decisionsSchema.parse(out).decisions;
+  }
+
+  async plan(
+    _request: ReviewRequest,
+    decisions: readonly Decision[],
+  ): Promise<{ plan: ReviewPlan; markdown: string }> {
+    const plan = planSchema.parse(await this.agent("Planner", "plan", { decisions }));
+    const markdown = [
+      "# Plan",
+      "",
+      `Items: ${plan.items.join(", ")}`,
+      `Production files: ${plan.files.join(", ") || "none"}`,
+      `Test files: ${plan.test_files.join(", ") || "none"}`,
+      `Failing tests to write first: ${plan.tests.join(", ") || "none"}`,
+      ...(plan.conventions.length > 0
+        ? ["", "Conventions:", ...plan.conventions.map((c) => `- ${c}`)]
+        : []),
+      "",
+    ].join("\n");
+    return { plan, markdown };
+  }
+
+  private async runSingleTest(test: string): Promise<boolean> {
+    const template = this.facts.commands["single test"] ?? "";
+    const command = template.replace(/<name>|\{name\}|\{\{name\}\}/g, test.replace(/"/g, '\\"'));
+    return (await this.sh(command, this.c.repoDir)).code === 0;
+  }
+
+  async writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]> {
+    await this.agent("TestWriter", "red-tests", plan);
+    const out: { test: string; failed: boolean }[] = [];
+    for (const test of plan.tests) out.push({ test, failed: !(await this.runSingleTest(test)) });
+    return out;
+  }
+
+  async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
+    await this.agent("Builder", `build-${iteration}`, plan);
+    const suite = await this.sh(this.facts.commands.test ?? "false", this.c.repoDir);
+    let newTestsRun = 0;
+    for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
+    const tail = suite.output.split("\n").slice(-20).join("\n");
+    return suite.code === 0
+      ? {
+          status: "pass",
+          tests_run: plan.tests.length,
+          new_tests_run: newTestsRun,
+          reason: "the test command passed",
+          evidence: tail,
+        }
+      : {
+          status: "fail",
+          failure_class: "tactical",
+          tests_run: plan.tests.length,
+          new_tests_run: newTestsRun,
+          reason: `the test command exited ${suite.code}`,
+          evidence: tail,
+          failure_signature: createHash("sha256")
+            .update(`${suite.code}\n${tail.replace(/\d+(\.\d+)?ms/g, "")}`)
+            .digest("hex")
+            .slice(0, 16),
+        };
+  }
+
+  async changedFiles(): Promise<string[]> {
+    return (await this.git()).changedFiles();
+  }
+
+  async prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]> {
+    const git = await this.git();
+    const snapshot = await git.snapshot(plan.files);
+    const results: { test: string; passed: boolean }[] = [];
+    try {
+      await git.revertToHead(plan.files);
+      for (const test of plan.tests) results.push({ test, passed: await this.runSingleTest(test) });
+    } finally {
+      await git.restore(snapshot);
+    }
+    return results;
+  }
+
+  async compose(
+    decisions: readonly Decision[],
+    plan: ReviewPlan | undefined,
+  ): Promise<PublishArtifact> {
+    const fixes = decisions.filter((d) => d.action === "fix");
+    const files = plan
+      ? (await this.changedFiles()).filter(
+          (f) => plan.files.includes(f) || plan.test_files.includes(f),
+        )
+      : [];
+    return {
+      commit_message:
+        fixes.length > 0
+          ? `Address review: ${fixes.map((d) => d.item).join(", ")}\n\n${fixes.map((d) => `- ${d.item}: ${d.evidence || d.detail}`).join("\n")}\n`
+          : "",
+      files: files.sort(),
+      replies: decisions
+        .filter((d) => d.class !== "praise" && d.reply?.trim())
+        .map((d) => ({ item: d.item, body: d.reply as string })),
+      tickets: decisions
+        .filter((d) => d.action === "ticket")
+        .map((d) => ({
+          item: d.item,
+          title: `Follow-up from review ${d.item}`,
+          body: d.evidence || d.detail,
+        })),
+    };
+  }
+
+  async publish(
+    artifact: PublishArtifact,
+    text: string,
+    approvals: Parameters<ReviewSteps["publish"]>[2],
+  ) {
+    assertGate("publish", text, approvals);
+    const request = await this.currentRequest();
+    let commit: string | undefined;
+    if (artifact.files.length > 0) {
+      commit = await (await this.git()).commit(
+        artifact.commit_message,
+        artifact.files,
+        request.head,
+      );
+    }
+    const outbox = join(this.c.runDir, "outbox");
+    await mkdir(outbox, { recursive: true });
+    await writeFile(join(outbox, "replies.json"), `${JSON.stringify(artifact.replies, null, 2)}\n`);
+    await writeFile(join(outbox, "tickets.json"), `${JSON.stringify(artifact.tickets, null, 2)}\n`);
+    return {
+      ...(commit ? { commit } : {}),
+      replies: artifact.replies.length,
+      tickets: artifact.tickets.length,
+    };
+  }
+
+  private sh(command: string, cwd: string): Promise<{ code: number; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn("/bin/sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      const add = (c: Buffer) => {
+        if (output.length < 200_000) output += c.toString();
+      };
+      child.stdout.on("data", add);
+      child.stderr.on("data", add);
+      child.on("error", (e) => resolve({ code: 127, output: e.message }));
+      child.on("close", (code) => resolve({ code: code ?? 1, output }));
+    });
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE]` and
+ * `terfyn review --resume DIR`: a review-response run in local mode, from a plain request file,
+ * with no GitHub at all. Exit 0 when the run ended (the terminal state is in state.json and
+ * report.md), 2 when a gate awaits approval, 1 on errors.
+ */
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
+import { ModelRouter } from "../../adapters/models/model-router.ts";
+import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
+import { runReview } from "../../core/review/orchestrator.ts";
+import { parseFlags } from "../args.ts";
+import { type CliIo, UsageError, UserError } from "../io.ts";
+import { loadProject, printDiagnostics } from "./project-context.ts";
+
+export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE]
+       terfyn review --resume RUN_DIR [--model-script FILE]
+
+Answer and fix a pull request's review comments under the doctrine of seed 003, from a plain
+request file (docs/review-request.md): intake, decide, plan, gate plan, red tests, build loop,
+prove, compose, gate publish, publish, report. Comment text is data, never instructions; the
+run never force-pushes, never resolves a thread, never replies to praise, never touches a file
+outside the approved plan. Gates pause the run (exit 2) until
+\`terfyn approve --run RUN_DIR --hash sha256:…\`; then --resume continues.
+
+Publishing locally is a normal commit on the repository's branch (its parent is the head the
+request names) plus outbox/replies.json and outbox/tickets.json in the run directory.
+
+Options:
+  --repo PATH          the repository (its AGENTS.md declares the commands)
+  --request FILE       request.json: the threads, with provenance
+  --run-dir DIR        the run directory (state.json, artifacts, report.md)
+  --model-script FILE  drive the agents with a model script (offline, deterministic)
+  --resume RUN_DIR     continue a run
+  -h, --help           show this help
+`;
+
+/** The shipped agents project, found from this file whether it runs from src/ or the dist/ bundle. */
+function agentsProject(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, "agents", "review-response");
+    if (existsSync(join(candidate, "terfyn.yaml"))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new UserError(
+    "cannot find agents/review-response, the review-response agents shipped with Terfyn",
+  );
+}
+
+export async function reviewCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags("review", argv, {
+    repo: { type: "string" },
+    request: { type: "string" },
+    "run-dir": { type: "string" },
+    "model-script": { type: "string" },
+    resume: { type: "string" },
+  });
+  if (values.help) {
+    io.stdout(REVIEW_HELP);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`review: unexpected argument \`${positionals[0]}\``);
+  let runDir: string;
+  let config: { repo: string; request: string; modelScript?: string };
+  if (values.resume !== undefined) {
+    runDir = resolve(io.cwd, values.resume as string);
+    try {
+      config = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+    } catch {
+      throw new UserError(`${values.resume} is not a review run directory (no run.json)`);
+    }
+    if (values["model-script"] !== undefined)
+      config.modelScript = resolve(io.cwd, values["model-script"] as string);
+  } else {
+    for (const flag of ["repo", "request", "run-dir"] as const) {
+      if (values[flag] === undefined)
+        throw new UsageError(`review: --${flag} is required (or --resume RUN_DIR)`);
+    }
+    runDir = resolve(io.cwd, values["run-dir"] as string);
+    config = {
+      repo: resolve(io.cwd, values.repo as string),
+      request: resolve(io.cwd, values.request as string),
+    };
+    if (values["model-script"] !== undefined)
+      config.modelScript = resolve(io.cwd, values["model-script"] as string);
+  }
+  const store = await ReviewRunStore.open(runDir);
+  if (values.resume === undefined) {
+    if (await store.readState())
+      throw new UserError(
+        `${relative(io.cwd, runDir) || runDir} already holds a run; continue it with --resume`,
+      );
+    await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  const agentsDir = agentsProject();
+  const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
+  const errors = agentsCtx.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0) {
+    printDiagnostics(io, agentsCtx, errors, io.stderr);
+    throw new UserError("the review-response agents do not validate");
+  }
+  const script = config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined;
+  const model = new ModelRouter({
+    ...(script ? { script } : {}),
+    forceScript: script !== undefined,
+    env: io.env,
+  });
+  const steps = new LocalReviewSteps({
+    repoDir: config.repo,
+    requestFile: config.request,
+    runDir,
+    agents: agentsCtx.validation.project,
+    model,
+    progress: (l) => io.stderr(`terfyn: ${l}\n`),
+  });
+  const outcome = await runReview({
+    runId: runDir,
+    files: store,
+    readState: () => store.readState(),
+    writeState: (s) => store.writeState(s),
+    approvals: () => store.approvals(),
+    steps,
+    now: () => (io.now?.() ?? new Date()).toISOString(),
+    progress: (l) => io.stderr(`terfyn: ${l}\n`),
+  });
+  const shown = relative(io.cwd, runDir) || runDir;
+  if (outcome.status === "awaiting-approval") {
+    io.stderr(
+      `terfyn: gate ${outcome.gate} awaits approval of ${outcome.artifact}\n  approve with: terfyn approve --run ${shown} --hash ${outcome.hash}\n  then resume:  terfyn review --resume ${shown}\n`,
+    );
+    return 2;
+  }
+  io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
+  return 0;
+}
