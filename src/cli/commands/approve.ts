@@ -78,7 +78,7 @@ async function approveReviewGate(
   if (!isReview) return undefined;
   const store = await ReviewRunStore.open(dir);
   const state = await store.readState();
-  if (!state || state.status !== "awaiting-approval" || !state.awaiting) {
+  if (state?.status !== "awaiting-approval" || !state.awaiting) {
     throw new UserError(
       `the review run is not waiting at a gate (status ${state?.status ?? "none"}); nothing recorded`,
     );

@@ -1,0 +1,175 @@
+/**
+ * A review-response run end to end in local mode: examples/review-fix (a real repository with a
+ * real defect and six review comments) through `terfyn review`, both gates, to done.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTerfyn } from "./helpers/cli.ts";
+
+const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
+
+function build() {
+  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-e2e-")), "repo");
+  const info = JSON.parse(
+    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
+  ) as {
+    repo: string;
+    request: string;
+    head: string;
+  };
+  return { ...info, runDir: join(out, "..", "run") };
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+
+describe("terfyn review (local mode)", () => {
+  it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
+    const b = build();
+    const start = await runTerfyn(
+      [
+        "review",
+        "--repo",
+        b.repo,
+        "--request",
+        b.request,
+        "--run-dir",
+        b.runDir,
+        "--model-script",
+        join(EXAMPLE, "model-script.yaml"),
+      ],
+      b.repo,
+    );
+    expect(start.code, start.stderr).toBe(2);
+    expect(state(b.runDir)).toMatchObject({
+      status: "awaiting-approval",
+      awaiting: { gate: "plan", artifact: "plan.json" },
+    });
+
+    const wrong = await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", `sha256:${"0".repeat(64)}`],
+      b.repo,
+    );
+    expect(wrong.code).toBe(1);
+    expect(existsSync(join(b.runDir, "approvals.jsonl"))).toBe(false);
+    expect(
+      (
+        await runTerfyn(
+          ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+          b.repo,
+        )
+      ).code,
+    ).toBe(0);
+
+    const second = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(second.code, second.stderr).toBe(2);
+    expect(state(b.runDir).awaiting.gate).toBe("publish");
+    // Nothing is published before the publish gate.
+    expect(git(b.repo, "rev-parse", "HEAD")).toBe(b.head);
+    expect(
+      (
+        await runTerfyn(
+          ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+          b.repo,
+        )
+      ).code,
+    ).toBe(0);
+
+    const end = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout.split("\n")[0]).toMatch(/^done: /);
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "done" });
+
+    const newHead = git(b.repo, "rev-parse", "HEAD");
+    expect(git(b.repo, "rev-parse", "HEAD^")).toBe(b.head);
+    expect(git(b.repo, "diff", "--name-only", b.head, newHead).split("\n").sort()).toEqual([
+      "src/add.js",
+      "test/add.test.js",
+    ]);
+    const replies = JSON.parse(readFileSync(join(b.runDir, "outbox", "replies.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(replies.map((r) => r.item).sort()).toEqual(["RT_101", "RT_102", "RT_103", "RT_106"]);
+    const tickets = JSON.parse(readFileSync(join(b.runDir, "outbox", "tickets.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(tickets.map((t) => t.item)).toEqual(["RT_104"]);
+    const report = readFileSync(join(b.runDir, "report.md"), "utf8");
+    expect(report.split("\n")[0]).toBe("# Review run: done");
+    expect(report).toContain(
+      "RT_106: the comment is about code that no longer exists at this head",
+    );
+    expect(report).toMatch(/RT_104: the comment contained directions, ignored: ".*force-push/);
+    expect(JSON.parse(readFileSync(join(b.runDir, "proof.json"), "utf8")).verdict).toBe("proven");
+
+    // Resuming an ended run repeats nothing.
+    const again = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(again.code).toBe(0);
+    expect(git(b.repo, "rev-parse", "HEAD")).toBe(newHead);
+  }, 120_000);
+
+  it("an edited plan.json after approval needs a fresh approval", async () => {
+    const b = build();
+    await runTerfyn(
+      [
+        "review",
+        "--repo",
+        b.repo,
+        "--request",
+        b.request,
+        "--run-dir",
+        b.runDir,
+        "--model-script",
+        join(EXAMPLE, "model-script.yaml"),
+      ],
+      b.repo,
+    );
+    const first = state(b.runDir).awaiting.hash;
+    await runTerfyn(["approve", "--run", b.runDir, "--hash", first], b.repo);
+    const planPath = join(b.runDir, "plan.json");
+    writeFileSync(
+      planPath,
+      readFileSync(planPath, "utf8").replace('"src/add.js"', '"src/add.js", "LICENSE"'),
+    );
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code).toBe(2);
+    expect(state(b.runDir).awaiting.hash).not.toBe(first);
+  }, 120_000);
+
+  it("a missing command in AGENTS.md stops the run naming it, with a report", async () => {
+    const b = build();
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(agents, readFileSync(agents, "utf8").replace(/^.*typecheck.*$/im, ""));
+    execFileSync(
+      "git",
+      ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "drop typecheck"],
+      { cwd: b.repo },
+    );
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    request.head = git(b.repo, "rev-parse", "HEAD");
+    writeFileSync(b.request, JSON.stringify(request));
+    const r = await runTerfyn(
+      [
+        "review",
+        "--repo",
+        b.repo,
+        "--request",
+        b.request,
+        "--run-dir",
+        b.runDir,
+        "--model-script",
+        join(EXAMPLE, "model-script.yaml"),
+      ],
+      b.repo,
+    );
+    expect(r.code).toBe(0);
+    expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
+    expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain(
+      "AGENTS.md does not declare: typecheck",
+    );
+  }, 120_000);
+});

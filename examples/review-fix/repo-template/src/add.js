@@ -1,0 +1,4 @@
+/** Adds two numbers. */
+export function add(a, b) {
+  return a - b;
+}
