@@ -2,7 +2,7 @@
  * A review-response run end to end in local mode: examples/review-fix (a real repository with a
  * real defect and six review comments) through `terfyn review`, both gates, to done.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,4 +172,68 @@ describe("terfyn review (local mode)", () => {
       "AGENTS.md does not declare: typecheck",
     );
   }, 120_000);
+});
+
+describe("terfyn review: SIGKILL between phases", () => {
+  const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
+  const ARTIFACTS = [
+    "request.json",
+    "decisions.json",
+    "plan.json",
+    "red-tests.json",
+    "verdict.json",
+    "proof.json",
+    "publish.json",
+    "published.json",
+  ];
+
+  function cli(args: string[], env: Record<string, string> = {}) {
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+    });
+    return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it.each(ARTIFACTS)(
+    "killed right after %s, then resumed: done, one commit, no phase repeated, no approval asked twice",
+    async (artifact) => {
+      const b = build();
+      const base = [
+        "review",
+        "--repo",
+        b.repo,
+        "--request",
+        b.request,
+        "--run-dir",
+        b.runDir,
+        "--model-script",
+        join(EXAMPLE, "model-script.yaml"),
+      ];
+      let killed = false;
+      let approvalsAsked = 0;
+      let r = cli(base, { TERFYN_TEST_KILL_AFTER_ARTIFACT: artifact });
+      for (let i = 0; i < 8; i++) {
+        if (r.signal === "SIGKILL") killed = true;
+        else if (r.code === 2) {
+          approvalsAsked++;
+          const hash = state(b.runDir).awaiting.hash;
+          expect(cli(["approve", "--run", b.runDir, "--hash", hash]).code).toBe(0);
+        } else break;
+        r = cli(
+          ["review", "--resume", b.runDir],
+          killed ? {} : { TERFYN_TEST_KILL_AFTER_ARTIFACT: artifact },
+        );
+      }
+      expect(killed, artifact).toBe(true);
+      expect(r.code, r.stderr).toBe(0);
+      expect(state(b.runDir)).toMatchObject({ terminal: "done" });
+      expect(approvalsAsked).toBe(2);
+      expect(git(b.repo, "rev-list", "--count", `${b.head}..HEAD`)).toBe("1");
+      expect(git(b.repo, "rev-parse", "HEAD^")).toBe(b.head);
+      const approvals = readFileSync(join(b.runDir, "approvals.jsonl"), "utf8").trim().split("\n");
+      expect(approvals).toHaveLength(2);
+    },
+    120_000,
+  );
 });

@@ -2,6 +2,8 @@
  * A review run's directory on disk: named artifacts (written atomically), `state.json` with
  * the phase cursor (atomic), and the append-only `approvals.jsonl`. Artifact writes refuse the
  * reserved names, so no phase, and no agent behind one, can write an approval or the cursor.
+ * `TERFYN_TEST_KILL_AFTER_ARTIFACT=NAME` makes the process SIGKILL itself right after writing
+ * NAME: the crash tests stop a real run between phases with it.
  */
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
@@ -15,11 +17,18 @@ export class ReviewRunDirectoryError extends Error {}
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export class ReviewRunStore implements RunFiles {
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    /** Crash tests: SIGKILL this process right after this artifact is durable. */
+    private readonly killAfter?: string,
+  ) {}
 
-  static async open(dir: string): Promise<ReviewRunStore> {
+  static async open(
+    dir: string,
+    env: Record<string, string | undefined> = {},
+  ): Promise<ReviewRunStore> {
     await mkdir(dir, { recursive: true });
-    return new ReviewRunStore(dir);
+    return new ReviewRunStore(dir, env.TERFYN_TEST_KILL_AFTER_ARTIFACT);
   }
 
   private path(name: string): string {
@@ -46,6 +55,7 @@ export class ReviewRunStore implements RunFiles {
       );
     }
     await writeFileAtomic(this.path(name), text, { fsync: true });
+    if (this.killAfter === name) process.kill(process.pid, "SIGKILL");
   }
 
   async size(name: string): Promise<number | undefined> {

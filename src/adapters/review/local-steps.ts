@@ -107,8 +107,19 @@ export class LocalReviewSteps implements ReviewSteps {
     return r.code === 0 ? Number(r.output.trim()) : null;
   }
 
+  /** The repository's facts, read again in every session (a resumed run skips intake). */
+  private async ensureFacts(): Promise<RepoFacts> {
+    return this.facts.commands.test ? this.facts : this.loadFacts();
+  }
+
+  private async command(fact: "test" | "single test"): Promise<string> {
+    const command = (await this.ensureFacts()).commands[fact];
+    if (!command) throw new Error(`AGENTS.md does not declare the ${fact} command`);
+    return command;
+  }
+
   private async agent(name: string, step: string, input: unknown): Promise<unknown> {
-    const facts = this.facts.commands.test ? this.facts : await this.loadFacts();
+    const facts = await this.ensureFacts();
     const ws = await WorkspaceTool.open({
       root: this.c.repoDir,
       ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
@@ -189,7 +200,7 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   private async runSingleTest(test: string): Promise<boolean> {
-    const template = this.facts.commands["single test"] ?? "";
+    const template = await this.command("single test");
     const command = template.replace(/<name>|\{name\}|\{\{name\}\}/g, test.replace(/"/g, '\\"'));
     return (await this.sh(command, this.c.repoDir)).code === 0;
   }
@@ -203,7 +214,7 @@ export class LocalReviewSteps implements ReviewSteps {
 
   async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
     await this.agent("Builder", `build-${iteration}`, plan);
-    const suite = await this.sh(this.facts.commands.test ?? "false", this.c.repoDir);
+    const suite = await this.sh(await this.command("test"), this.c.repoDir);
     let newTestsRun = 0;
     for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
     const tail = suite.output.split("\n").slice(-20).join("\n");

@@ -90,7 +90,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
-  const store = await ReviewRunStore.open(runDir);
+  const store = await ReviewRunStore.open(runDir, io.env);
   if (values.resume === undefined) {
     if (await store.readState())
       throw new UserError(
