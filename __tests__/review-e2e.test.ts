@@ -237,3 +237,37 @@ describe("terfyn review: SIGKILL between phases", () => {
     120_000,
   );
 });
+
+describe("terfyn review --sweep", () => {
+  it("records runs abandoned mid-flight as stuck with a report, and leaves others alone", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const root = mkdtempSync(join(tmpdir(), "terfyn-sweep-"));
+    const make = (name: string, status: string, updated: string) => {
+      const dir = join(root, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, "run.json"), "{}");
+      writeFileSync(
+        join(dir, "state.json"),
+        JSON.stringify({
+          run_id: name,
+          phase: "build",
+          status,
+          build: { iteration: 1, identical_retries: 0, escalations: 0 },
+          updated_at: updated,
+        }),
+      );
+    };
+    make("old", "running", "2020-01-01T00:00:00Z");
+    make("paused", "awaiting-approval", "2020-01-01T00:00:00Z");
+    make("fresh", "running", new Date().toISOString());
+    const r = await runTerfyn(["review", "--sweep", root, "--max-idle-minutes", "30"], root);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("1 abandoned run recorded");
+    expect(state(join(root, "old"))).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(readFileSync(join(root, "old", "report.md"), "utf8")).toContain(
+      "abandoned mid-flight in phase build",
+    );
+    expect(state(join(root, "paused")).status).toBe("awaiting-approval");
+    expect(state(join(root, "fresh")).status).toBe("running");
+  });
+});

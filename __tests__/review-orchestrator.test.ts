@@ -408,3 +408,50 @@ describe("review orchestrator", () => {
     expect(w.published).toBe(0);
   });
 });
+
+describe("earlier decisions and abandoned runs", () => {
+  it("an item decided in an earlier run must be reaffirmed or reversed, not silently re-decided", async () => {
+    const w = world();
+    const prior = [d("t3", "incorrect-claim", "push-back", { reply: "Measured: no allocation." })];
+    const out = await runReview(ports(w, { priorDecisions: async () => prior }));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toContain("t3 was decided in an earlier run");
+    const w2 = world();
+    const reaffirmed = DECISIONS.map((x) =>
+      x.item === "t3"
+        ? {
+            ...x,
+            prior: {
+              outcome: "reaffirm" as const,
+              reason: "re-ran the benchmark at this head: 0 allocs/op",
+            },
+          }
+        : x,
+    );
+    const ok = await runReview(
+      ports(w2, { priorDecisions: async () => prior, decide: async () => reaffirmed }),
+    );
+    expect(ok).toMatchObject({ status: "awaiting-approval", gate: "plan" });
+  });
+
+  it("the sweeper records a run abandoned mid-flight as stuck, with a report; paused and recent runs are left alone", async () => {
+    const { abandonedRecord, isAbandoned } = await import("../src/core/review/orchestrator.ts");
+    const running: ReviewRunState = {
+      run_id: "r",
+      phase: "build",
+      status: "running",
+      build: { iteration: 2, identical_retries: 0, escalations: 0 },
+      updated_at: "2026-11-29T10:00:00Z",
+    };
+    const now = Date.parse("2026-11-29T12:00:00Z");
+    expect(isAbandoned(running, now, 60 * 60_000)).toBe(true);
+    expect(isAbandoned({ ...running, updated_at: "2026-11-29T11:30:00Z" }, now, 60 * 60_000)).toBe(
+      false,
+    );
+    expect(isAbandoned({ ...running, status: "awaiting-approval" }, now, 60 * 60_000)).toBe(false);
+    const record = abandonedRecord(running, "2026-11-29T12:00:00Z");
+    expect(record.state).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(record.report).toContain("# Review run: stuck");
+    expect(record.report).toContain("abandoned mid-flight in phase build");
+  });
+});

@@ -32,6 +32,8 @@ import { WorkspaceTool } from "../workspace/workspace-tool.ts";
 
 export interface LocalStepsConfig {
   repoDir: string;
+  /** An earlier run's directory on the same pull request, whose decisions must be reaffirmed or reversed. */
+  priorRunDir?: string;
   requestFile: string;
   runDir: string;
   agents: ResolvedProject;
@@ -152,6 +154,19 @@ export class LocalReviewSteps implements ReviewSteps {
       return outcome.result;
     } finally {
       store.close();
+    }
+  }
+
+  async priorDecisions(): Promise<Decision[]> {
+    if (!this.c.priorRunDir) return [];
+    try {
+      return decisionsSchema.parse(
+        JSON.parse(await readFile(join(this.c.priorRunDir, "decisions.json"), "utf8")),
+      ).decisions;
+    } catch (e) {
+      throw new Error(
+        `the prior run ${this.c.priorRunDir} has no readable decisions.json: ${(e as Error).message}`,
+      );
     }
   }
 

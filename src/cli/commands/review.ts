@@ -12,13 +12,14 @@ import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
-import { runReview } from "../../core/review/orchestrator.ts";
+import { abandonedRecord, isAbandoned, runReview } from "../../core/review/orchestrator.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 
-export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE]
+export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR]
        terfyn review --resume RUN_DIR [--model-script FILE]
+       terfyn review --sweep DIR [--max-idle-minutes N]
 
 Answer and fix a pull request's review comments under the doctrine of seed 003, from a plain
 request file (docs/review-request.md): intake, decide, plan, gate plan, red tests, build loop,
@@ -36,6 +37,10 @@ Options:
   --run-dir DIR        the run directory (state.json, artifacts, report.md)
   --model-script FILE  drive the agents with a model script (offline, deterministic)
   --resume RUN_DIR     continue a run
+  --prior RUN_DIR      an earlier run on the same pull request: its decisions are an input, and
+                       each matching item must be reaffirmed (freshly verified) or reversed
+  --sweep DIR          record every run under DIR abandoned mid-flight (no progress for
+                       --max-idle-minutes, default 60) as stuck, with a report
   -h, --help           show this help
 `;
 
@@ -59,6 +64,9 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     "run-dir": { type: "string" },
     "model-script": { type: "string" },
     resume: { type: "string" },
+    prior: { type: "string" },
+    sweep: { type: "string" },
+    "max-idle-minutes": { type: "string" },
   });
   if (values.help) {
     io.stdout(REVIEW_HELP);
@@ -66,8 +74,15 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
   }
   if (positionals.length > 0)
     throw new UsageError(`review: unexpected argument \`${positionals[0]}\``);
+  if (values.sweep !== undefined) {
+    return sweep(
+      resolve(io.cwd, values.sweep as string),
+      values["max-idle-minutes"] as string | undefined,
+      io,
+    );
+  }
   let runDir: string;
-  let config: { repo: string; request: string; modelScript?: string };
+  let config: { repo: string; request: string; modelScript?: string; prior?: string };
   if (values.resume !== undefined) {
     runDir = resolve(io.cwd, values.resume as string);
     try {
@@ -116,6 +131,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     repoDir: config.repo,
     requestFile: config.request,
     runDir,
+    ...(config.prior ? { priorRunDir: config.prior } : {}),
     agents: agentsCtx.validation.project,
     model,
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
@@ -138,5 +154,34 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
+  return 0;
+}
+
+/** Records the review runs under `dir` (or `dir` itself) that were abandoned mid-flight. */
+async function sweep(dir: string, idleArg: string | undefined, io: CliIo): Promise<number> {
+  const minutes = idleArg === undefined ? 60 : Number(idleArg);
+  if (!Number.isFinite(minutes) || minutes < 0)
+    throw new UsageError("review: --max-idle-minutes takes a number of minutes");
+  const { readdir } = await import("node:fs/promises");
+  const candidates = [
+    dir,
+    ...(await readdir(dir, { withFileTypes: true }).catch(() => []))
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name)),
+  ];
+  const now = io.now?.() ?? new Date();
+  let swept = 0;
+  for (const candidate of candidates) {
+    if (!existsSync(join(candidate, "run.json"))) continue;
+    const store = await ReviewRunStore.open(candidate);
+    const state = await store.readState();
+    if (!state || !isAbandoned(state, now.getTime(), minutes * 60_000)) continue;
+    const record = abandonedRecord(state, now.toISOString());
+    await store.write("report.md", record.report);
+    await store.writeState(record.state);
+    io.stdout(`abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`);
+    swept++;
+  }
+  io.stdout(`${swept} abandoned run${swept === 1 ? "" : "s"} recorded\n`);
   return 0;
 }

@@ -69,6 +69,8 @@ export interface RunFiles {
 /** The steps: judgment (fresh-context agents) and effects (repository, publisher). */
 export interface ReviewSteps {
   intake(): Promise<ReviewRequest>;
+  /** Decisions from an earlier run on the same pull request: each matching item must be reaffirmed or reversed. */
+  priorDecisions?(): Promise<Decision[]>;
   decide(request: ReviewRequest): Promise<Decision[]>;
   plan(
     request: ReviewRequest,
@@ -166,7 +168,9 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
           const request = await readJson<ReviewRequest>("request.json");
           const decisions = await ports.steps.decide(request);
           const unresolved = request.threads.filter((t) => !t.resolved).map((t) => t.id);
-          const problems = checkDecisions(decisions, { itemIds: unresolved, priorItems: [] });
+          const prior = (await ports.steps.priorDecisions?.()) ?? [];
+          const priorItems = prior.map((p) => p.item).filter((id) => unresolved.includes(id));
+          const problems = checkDecisions(decisions, { itemIds: unresolved, priorItems });
           if (problems.length > 0) {
             throw new Stop(
               "stuck",
@@ -403,4 +407,36 @@ async function end(
   await ports.writeState(ended);
   ports.progress(`ended: ${terminal} (${reason})`);
   return { status: "ended", terminal, reason };
+}
+
+/** A run is abandoned when it is neither ended nor paused and its state has not moved for `maxIdleMs`. */
+export function isAbandoned(state: ReviewRunState, nowMs: number, maxIdleMs: number): boolean {
+  return state.status === "running" && nowMs - Date.parse(state.updated_at) > maxIdleMs;
+}
+
+/**
+ * The sweeper's record of an abandoned run (seed 003, principle 10: a run abandoned mid-flight
+ * leaves nothing unless something else writes a record): the report and the ended state.
+ */
+export function abandonedRecord(
+  state: ReviewRunState,
+  now: string,
+): { report: string; state: ReviewRunState } {
+  const reason = `abandoned mid-flight in phase ${state.phase ?? "?"}: no progress since ${state.updated_at}; found by the sweeper`;
+  const ended: ReviewRunState = {
+    ...state,
+    status: "ended",
+    terminal: "stuck",
+    reason,
+    updated_at: now,
+  };
+  delete ended.phase;
+  return {
+    report: composeReport({
+      terminal: "stuck",
+      reason,
+      ...(state.phase ? { phase: state.phase } : {}),
+    }),
+    state: ended,
+  };
 }
