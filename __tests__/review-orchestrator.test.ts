@@ -455,3 +455,18 @@ describe("earlier decisions and abandoned runs", () => {
     expect(record.report).toContain("abandoned mid-flight in phase build");
   });
 });
+
+describe("protected files", () => {
+  it("a change to a file the repository protects stops the run, even when the plan lists it", async () => {
+    const w = world();
+    const p = ports(w, {
+      plan: async () => ({ plan: { ...PLAN, files: ["add.go", "LICENSE"] }, markdown: "plan\n" }),
+      changedFiles: async () => ["add.go", "LICENSE", "add_test.go"],
+      protectedFiles: async () => ["LICENSE"],
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toContain("protected by the repository: LICENSE");
+    expect(w.published).toBe(0);
+  });
+});

@@ -186,12 +186,29 @@ export class LocalReviewSteps implements ReviewSteps {
           text: asDataBlock("review-comment", `${t.id}/${c.id}`, c.body).block,
         })),
       }));
+    const prior = await this.priorDecisions();
     const out = await this.agent("Decider", "decide", {
       head: request.head,
       threads,
-      prior_decisions: [],
+      prior_decisions: prior,
     });
-    return decisionsSchema.parse(out).decisions;
+    // Directions found in the comments are recorded whether or not the agent reported them.
+    const found = new Map(
+      request.threads.map((t) => [
+        t.id,
+        t.comments.flatMap(
+          (c) => asDataBlock("review-comment", c.id, c.body).sanitized.injectedDirections,
+        ),
+      ]),
+    );
+    return decisionsSchema.parse(out).decisions.map((d) => ({
+      ...d,
+      injected_directions: [...new Set([...d.injected_directions, ...(found.get(d.item) ?? [])])],
+    }));
+  }
+
+  async protectedFiles(): Promise<string[]> {
+    return (await this.ensureFacts()).protected;
   }
 
   async plan(

@@ -71,6 +71,8 @@ export interface ReviewSteps {
   intake(): Promise<ReviewRequest>;
   /** Decisions from an earlier run on the same pull request: each matching item must be reaffirmed or reversed. */
   priorDecisions?(): Promise<Decision[]>;
+  /** Files the repository protects (its AGENTS.md): never changed, whatever the plan says. */
+  protectedFiles?(): Promise<string[]>;
   decide(request: ReviewRequest): Promise<Decision[]>;
   plan(
     request: ReviewRequest,
@@ -284,11 +286,15 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
             }
           }
           if (state.phase === "plan") continue;
-          const outside = filesOutsidePlan(await ports.steps.changedFiles(), plan);
+          const outside = filesOutsidePlan(
+            await ports.steps.changedFiles(),
+            plan,
+            (await ports.steps.protectedFiles?.()) ?? [],
+          );
           if (outside.length > 0)
             throw new Stop(
               "stuck",
-              `the build touched files outside the approved plan: ${outside.join(", ")}`,
+              `the build touched files outside the approved plan or protected by the repository: ${outside.join(", ")}`,
             );
           break;
         }
@@ -306,11 +312,15 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
             decisions,
             plan.files.length > 0 ? plan : undefined,
           );
-          const outside = filesOutsidePlan(artifact.files, plan);
+          const outside = filesOutsidePlan(
+            artifact.files,
+            plan,
+            (await ports.steps.protectedFiles?.()) ?? [],
+          );
           if (outside.length > 0)
             throw new Stop(
               "stuck",
-              `the commit would touch files outside the approved plan: ${outside.join(", ")}`,
+              `the commit would touch files outside the approved plan or protected by the repository: ${outside.join(", ")}`,
             );
           const praised = new Set(decisions.filter((d) => d.class === "praise").map((d) => d.item));
           if (artifact.replies.some((r) => praised.has(r.item)))
