@@ -26,13 +26,14 @@
  * dist/index.js`. `--out DIR` keeps the repository (DIR/.terfyn-action-bench/repo) and the
  * runner's files (runner-pr/event.json) for profiling a pull-request run the same way.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { benchGit } from "./git-repo.ts";
 
 export const TARGET_ACTION_MS = 1500;
 export const TARGET_COLD_START_MS = 150;
@@ -87,45 +88,8 @@ export interface ActionBenchResult {
 
 // ── The repository ────────────────────────────────────────────────────────────────────────────
 
-/** A fixed identity and fixed dates: commits work with no git configuration, ids are stable. */
-const GIT_ENV = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"].includes(k),
-    ),
-  ),
-  GIT_AUTHOR_NAME: "Terfyn Bench",
-  GIT_AUTHOR_EMAIL: "bench@terfyn.invalid",
-  GIT_AUTHOR_DATE: "2024-06-01T00:00:00Z",
-  GIT_COMMITTER_NAME: "Terfyn Bench",
-  GIT_COMMITTER_EMAIL: "bench@terfyn.invalid",
-  GIT_COMMITTER_DATE: "2024-06-01T00:00:00Z",
-  GIT_CONFIG_NOSYSTEM: "1",
-};
-
 function git(dir: string, ...args: string[]): string {
-  try {
-    return execFileSync(
-      "git",
-      [
-        "-c",
-        "commit.gpgsign=false",
-        "-c",
-        "tag.gpgsign=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "init.defaultBranch=main",
-        ...args,
-      ],
-      { cwd: dir, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-    ).trim();
-  } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new ActionBenchBroken(
-      `git ${args[0]} failed in ${dir}: ${err.stderr?.trim() || err.message}`,
-    );
-  }
+  return benchGit((m) => new ActionBenchBroken(m), dir, ...args).trim();
 }
 
 interface PrRepo {

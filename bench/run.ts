@@ -27,7 +27,7 @@
  * No GC is forced between measurements: forcing one (global.gc) was tried and made every
  * figure 40-130% slower and noisier, so the figures are the warm, steady state.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -54,6 +54,7 @@ import { SourceText } from "../src/core/source.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
+import { benchGit } from "./git-repo.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
@@ -287,43 +288,8 @@ function runCli(project: string): { ms: number; status: number | null; output: s
 
 // ── plan --against ────────────────────────────────────────────────────────────────────────────
 
-/**
- * Environment for the benchmark's own git commands: a fixed identity and fixed dates, so commits
- * work on a machine with no git configuration and the commit ids are the same on every run.
- */
-const GIT_ENV = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"].includes(k),
-    ),
-  ),
-  GIT_AUTHOR_NAME: "Terfyn Bench",
-  GIT_AUTHOR_EMAIL: "bench@terfyn.invalid",
-  GIT_AUTHOR_DATE: "2024-06-01T00:00:00Z",
-  GIT_COMMITTER_NAME: "Terfyn Bench",
-  GIT_COMMITTER_EMAIL: "bench@terfyn.invalid",
-  GIT_COMMITTER_DATE: "2024-06-01T00:00:00Z",
-};
-
 function git(dir: string, ...args: string[]): string {
-  try {
-    return execFileSync(
-      "git",
-      [
-        "-c",
-        "commit.gpgsign=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "init.defaultBranch=main",
-        ...args,
-      ],
-      { cwd: dir, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-    );
-  } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new BenchBroken(`git ${args[0]} failed in ${dir}: ${err.stderr?.trim() || err.message}`);
-  }
+  return benchGit((m) => new BenchBroken(m), dir, ...args);
 }
 
 /**
