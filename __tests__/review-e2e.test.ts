@@ -271,3 +271,24 @@ describe("terfyn review --sweep", () => {
     expect(state(join(root, "fresh")).status).toBe("running");
   });
 });
+
+describe("extend-only files in local mode", () => {
+  it("the local steps report a shortened extend-only file, and accept one only added to", async () => {
+    const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
+    const b = build();
+    const steps = new LocalReviewSteps({
+      repoDir: b.repo,
+      requestFile: b.request,
+      runDir: b.runDir,
+      agents: undefined as never,
+      model: undefined as never,
+      progress: () => {},
+    });
+    const changelog = join(b.repo, "CHANGELOG.md");
+    const original = readFileSync(changelog, "utf8");
+    writeFileSync(changelog, `${original}\n- a new entry\n`);
+    expect(await steps.extendOnlyViolations()).toEqual([]);
+    writeFileSync(changelog, original.split("\n").slice(1).join("\n"));
+    expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+  });
+});

@@ -470,3 +470,15 @@ describe("protected files", () => {
     expect(w.published).toBe(0);
   });
 });
+
+describe("extend-only files", () => {
+  it("a change that modifies an extend-only file instead of adding to it stops the run", async () => {
+    const w = world();
+    const out = await toEnd(w, ports(w, { extendOnlyViolations: async () => ["CHANGELOG.md"] }));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toContain(
+      "extend-only files other than by adding to them: CHANGELOG.md",
+    );
+    expect(w.published).toBe(0);
+  });
+});

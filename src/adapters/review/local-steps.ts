@@ -211,6 +211,22 @@ export class LocalReviewSteps implements ReviewSteps {
     return (await this.ensureFacts()).protected;
   }
 
+  async extendOnlyViolations(): Promise<string[]> {
+    const extendOnly = (await this.ensureFacts()).extendOnly;
+    const changed = await this.changedFiles();
+    const out: string[] = [];
+    for (const file of changed.filter((f) => extendOnly.includes(f))) {
+      // Any removed line means the file was modified, not only added to.
+      const r = await this.sh(
+        `git diff --numstat HEAD -- '${file.replace(/'/g, "'\\''")}'`,
+        this.c.repoDir,
+      );
+      const removed = Number(r.output.trim().split(/\s+/)[1] ?? "0");
+      if (r.code !== 0 || removed > 0) out.push(file);
+    }
+    return out;
+  }
+
   async plan(
     _request: ReviewRequest,
     decisions: readonly Decision[],

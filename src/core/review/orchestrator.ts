@@ -73,6 +73,8 @@ export interface ReviewSteps {
   priorDecisions?(): Promise<Decision[]>;
   /** Files the repository protects (its AGENTS.md): never changed, whatever the plan says. */
   protectedFiles?(): Promise<string[]>;
+  /** Extend-only files (AGENTS.md) the change modified or shortened instead of only adding to. */
+  extendOnlyViolations?(): Promise<string[]>;
   decide(request: ReviewRequest): Promise<Decision[]>;
   plan(
     request: ReviewRequest,
@@ -296,6 +298,13 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
               "stuck",
               `the build touched files outside the approved plan or protected by the repository: ${outside.join(", ")}`,
             );
+          const shortened = (await ports.steps.extendOnlyViolations?.()) ?? [];
+          if (shortened.length > 0) {
+            throw new Stop(
+              "stuck",
+              `the build changed extend-only files other than by adding to them: ${shortened.join(", ")}`,
+            );
+          }
           break;
         }
         case "prove": {
