@@ -23,6 +23,7 @@ import { type Annotation, renderPlanAnnotations } from "../core/render/plan-anno
 import { planToJson } from "../core/render/plan-json.ts";
 import { planVerdict, renderPlanMarkdown } from "../core/render/plan-markdown.ts";
 import { renderPlanText } from "../core/render/plan-text.ts";
+import { plural } from "../core/words.ts";
 import { type ProjectOutcome, planProjectAt, selectProjects } from "./plan-revisions.ts";
 import type { Settings } from "./settings.ts";
 
@@ -170,9 +171,8 @@ export function failureReason(
   failOn: Settings["failOn"],
   approved: ReadonlySet<string>,
 ): string | undefined {
-  if (!o.plan) return `${o.blocking.length} validation error${o.blocking.length === 1 ? "" : "s"}`;
-  if (o.tests.failed > 0)
-    return `${o.tests.failed} capability test${o.tests.failed === 1 ? "" : "s"} failed`;
+  if (!o.plan) return plural(o.blocking.length, "validation error");
+  if (o.tests.failed > 0) return `${plural(o.tests.failed, "capability test")} failed`;
   if (o.plan.summary.forbidden)
     return `forbidden effect: ${o.plan.policy_violations[0]?.message.replace(/`/g, "")}`;
   if (

@@ -12,6 +12,7 @@ import { projectResources, type ResourceRecord } from "../../core/plan/resources
 import type { StateFile } from "../../core/plan/state.ts";
 import { countBySeverity, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { type ValidationResult, validateProject } from "../../core/validate.ts";
+import { plural } from "../../core/words.ts";
 import { type CliIo, useColor } from "../io.ts";
 
 export interface ProjectContext {
@@ -85,7 +86,7 @@ export async function loadPrior(
     const { errors } = countBySeverity(prior.diagnostics);
     if (errors > 0) {
       io.stderr(
-        `note: the project at ${options.against} has ${errors} validation error${errors === 1 ? "" : "s"}; its side of the plan is what could be resolved\n`,
+        `note: the project at ${options.against} has ${plural(errors, "validation error")}; its side of the plan is what could be resolved\n`,
       );
     }
     return {

@@ -13,6 +13,7 @@ import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
 import { abandonedRecord, isAbandoned, runReview } from "../../core/review/orchestrator.ts";
+import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
@@ -182,6 +183,6 @@ async function sweep(dir: string, idleArg: string | undefined, io: CliIo): Promi
     io.stdout(`abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`);
     swept++;
   }
-  io.stdout(`${swept} abandoned run${swept === 1 ? "" : "s"} recorded\n`);
+  io.stdout(`${plural(swept, "abandoned run")} recorded\n`);
   return 0;
 }

@@ -5,8 +5,9 @@
  */
 import { resolve } from "node:path";
 import { writeJunitReport } from "../../adapters/report/junit.ts";
-import { countBySeverity, plural } from "../../core/render/diagnostics-text.ts";
+import { countBySeverity } from "../../core/render/diagnostics-text.ts";
 import { runCapabilityTests } from "../../core/testing/capability-tests.ts";
+import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 import { loadProject } from "./project-context.ts";

@@ -7,10 +7,10 @@ import { sortDiagnostics } from "../../core/diagnostics.ts";
 import {
   countBySeverity,
   diagnosticsToJson,
-  plural,
   renderDiagnosticsText,
 } from "../../core/render/diagnostics-text.ts";
 import { validateProject } from "../../core/validate.ts";
+import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 
@@ -65,7 +65,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
     plural(p.agents.size, "agent"),
     plural(p.workflows.size, "workflow"),
     plural(p.tools.size, "tool"),
-    plural(new Set(p.policies.map((r) => r.policy)).size, "policy").replace(/policys$/, "policies"),
+    plural(new Set(p.policies.map((r) => r.policy)).size, "policy", "policies"),
     plural(p.capabilityTests.length, "capability test"),
   ].join(", ");
   const where = relative(io.cwd, root) || ".";

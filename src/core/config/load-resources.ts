@@ -21,6 +21,7 @@ import type { z } from "zod";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import { type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
+import { article } from "../words.ts";
 import { API_VERSION, RESOURCE_KINDS, type ResourceKind, resourceSchemas } from "./schemas.ts";
 
 export type PathSegment = string | number;
@@ -333,10 +334,6 @@ function flattenIssues(
     out.push({ path, message: issue.message.replace(/^Invalid input: /, "") });
   }
   return out;
-}
-
-function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
 function getAt(root: unknown, path: readonly PathSegment[]): unknown {

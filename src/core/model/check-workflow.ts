@@ -8,6 +8,7 @@ import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { Block, Expr, Statement } from "../language/ast.ts";
 import type { SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
+import { plural } from "../words.ts";
 import type { ResolvedProject, ResolvedWorkflow } from "./project.ts";
 import {
   BOOLEAN,
@@ -414,7 +415,7 @@ class WorkflowChecker {
           diagnostic(
             "TF4002",
             this.span(expr.range),
-            `workflow \`${name}\` takes ${wf.params.length} argument${wf.params.length === 1 ? "" : "s"} (${wf.params.map((p) => `${p.name}: ${p.type}`).join(", ")}), got ${expr.args.length}`,
+            `workflow \`${name}\` takes ${plural(wf.params.length, "argument")} (${wf.params.map((p) => `${p.name}: ${p.type}`).join(", ")}), got ${expr.args.length}`,
           ),
         );
       }

@@ -71,10 +71,6 @@ export function countBySeverity(diagnostics: readonly Diagnostic[]): {
   return { errors, warnings };
 }
 
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
 /** The `--format json` document: versioned, one object per diagnostic with flat positions. */
 export function diagnosticsToJson(
   diagnostics: readonly Diagnostic[],

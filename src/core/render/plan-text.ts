@@ -5,6 +5,7 @@
  */
 import type { AttributeChange, Plan } from "../plan/plan.ts";
 import { type BoundEntry, type JsonValue, SEVERITY_ORDER } from "../plan/resources.ts";
+import { plural } from "../words.ts";
 
 export interface PlanTextOptions {
   color?: boolean;
@@ -116,7 +117,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
       lines.push(`  ${w.address}`);
       lines.push(`    effects: ${w.effects.length > 0 ? w.effects.join(", ") : "none"}`);
       lines.push(
-        `    loops: ${w.loop_limits.length > 0 ? `${w.loop_limits.map((l) => `limit ${l}`).join(", ")} (at most ${w.max_iterations} iteration${w.max_iterations === 1 ? "" : "s"})` : "none"}`,
+        `    loops: ${w.loop_limits.length > 0 ? `${w.loop_limits.map((l) => `limit ${l}`).join(", ")} (at most ${plural(w.max_iterations, "iteration")})` : "none"}`,
       );
       lines.push(`    human approval: ${w.hitl.length > 0 ? w.hitl.join("; ") : "none"}`);
       lines.push(`    model calls: at most ${w.model_call_bound}`);
@@ -146,8 +147,4 @@ function violationLines(plan: Plan): string[] {
     );
   }
   return lines;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

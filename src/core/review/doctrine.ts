@@ -7,6 +7,7 @@
  * Pure.
  */
 import { z } from "zod";
+import { article } from "../words.ts";
 
 export const ITEM_CLASSES = [
   "defect",
@@ -156,8 +157,4 @@ export function proofVerdict(
     verdict: newTestsWithChangeReverted.length > 0 && vacuous.length === 0 ? "proven" : "vacuous",
     vacuous,
   };
-}
-
-function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
