@@ -39,6 +39,20 @@ export interface EffectWitness {
   via: string[];
 }
 
+/** Each agent's effect bound by name, computed once per agent ([] for an unknown name). */
+export function effectBoundLookup(project: ResolvedProject): (agent: string) => EffectBoundEntry[] {
+  const bounds = new Map<string, EffectBoundEntry[]>();
+  return (name) => {
+    let b = bounds.get(name);
+    if (!b) {
+      const agent = project.agents.get(name);
+      b = agent ? computeEffectBound(agent) : [];
+      bounds.set(name, b);
+    }
+    return b;
+  };
+}
+
 /**
  * Effects reachable from each workflow, transitively, with a witness per effect. Each workflow
  * is explored on its own (breadth-first over the workflows it can reach), so a call cycle can
@@ -47,15 +61,7 @@ export interface EffectWitness {
 export function computeWorkflowEffects(
   project: ResolvedProject,
 ): Map<string, Map<string, EffectWitness>> {
-  const bounds = new Map<string, EffectBoundEntry[]>();
-  const boundOf = (agent: ResolvedAgent) => {
-    let b = bounds.get(agent.name);
-    if (!b) {
-      b = computeEffectBound(agent);
-      bounds.set(agent.name, b);
-    }
-    return b;
-  };
+  const boundOf = effectBoundLookup(project);
   const out = new Map<string, Map<string, EffectWitness>>();
   for (const name of project.workflows.keys()) {
     const effects = new Map<string, EffectWitness>();
@@ -66,9 +72,7 @@ export function computeWorkflowEffects(
       const via = chain.get(current) as string[];
       for (const call of project.workflows.get(current)?.calls ?? []) {
         if (call.kind === "agent") {
-          const agent = project.agents.get(call.callee);
-          if (!agent) continue;
-          for (const e of boundOf(agent)) {
+          for (const e of boundOf(call.callee)) {
             if (!effects.has(e.effect)) {
               effects.set(e.effect, {
                 effect: e.effect,

@@ -5,7 +5,7 @@
  */
 import type { Span } from "../diagnostics.ts";
 import type { ResolvedProject } from "../model/project.ts";
-import { computeEffectBound, type EffectBoundEntry } from "./effect-bound.ts";
+import { type EffectBoundEntry, effectBoundLookup } from "./effect-bound.ts";
 
 export interface PolicyViolationRecord {
   code: "TF5006" | "TF5007";
@@ -24,16 +24,7 @@ export interface PolicyViolationRecord {
 
 export function findPolicyViolations(project: ResolvedProject): PolicyViolationRecord[] {
   const out: PolicyViolationRecord[] = [];
-  const bounds = new Map<string, EffectBoundEntry[]>();
-  const boundOf = (name: string) => {
-    let b = bounds.get(name);
-    if (!b) {
-      const agent = project.agents.get(name);
-      b = agent ? computeEffectBound(agent) : [];
-      bounds.set(name, b);
-    }
-    return b;
-  };
+  const boundOf = effectBoundLookup(project);
   for (const p of project.policies) {
     const rule = p.rule;
     if ("forbid" in rule) {

@@ -125,21 +125,18 @@ class Interpreter {
     return this.ctx.ports;
   }
 
-  async run(): Promise<RunOutcome> {
-    try {
-      const result = await this.callWorkflow(this.ctx.program.entry, [this.ctx.input], "");
-      return { status: "completed", result };
-    } catch (e) {
-      if (e instanceof Pause) return e.outcome;
-      if (e instanceof InDoubt) return e.outcome;
-      if (e instanceof StepFailure) return { status: "failed", error: e.message };
-      throw e;
-    }
+  run(): Promise<RunOutcome> {
+    return this.settle(() => this.callWorkflow(this.ctx.program.entry, [this.ctx.input], ""));
   }
 
-  async runAgent(agent: string, input: unknown, step: string): Promise<RunOutcome> {
+  runAgent(agent: string, input: unknown, step: string): Promise<RunOutcome> {
+    return this.settle(() => this.invokeAgent(agent, input, step, 0));
+  }
+
+  /** Turns how a run stopped (a result, a pause, an in-doubt effect, a failure) into its outcome. */
+  private async settle(work: () => Promise<unknown>): Promise<RunOutcome> {
     try {
-      return { status: "completed", result: await this.invokeAgent(agent, input, step, 0) };
+      return { status: "completed", result: await work() };
     } catch (e) {
       if (e instanceof Pause) return e.outcome;
       if (e instanceof InDoubt) return e.outcome;

@@ -3,7 +3,7 @@
  * workflow bounds, with no model. A failing assertion names the grant (or loop) and the
  * `.agent` line responsible. Pure.
  */
-import { computeEffectBound, type EffectBoundEntry } from "../analysis/effect-bound.ts";
+import { effectBoundLookup } from "../analysis/effect-bound.ts";
 import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
 import type { Assertion } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
@@ -40,16 +40,7 @@ export function describeAssertion(a: Assertion): { kind: string; text: string } 
 }
 
 export function runCapabilityTests(project: ResolvedProject): CapabilityTestReport {
-  const bounds = new Map<string, EffectBoundEntry[]>();
-  const boundOf = (agent: string) => {
-    let b = bounds.get(agent);
-    if (!b) {
-      const a = project.agents.get(agent);
-      b = a ? computeEffectBound(a) : [];
-      bounds.set(agent, b);
-    }
-    return b;
-  };
+  const boundOf = effectBoundLookup(project);
   const workflowBounds = computeWorkflowBounds(project);
   const results: AssertionResult[] = [];
 
