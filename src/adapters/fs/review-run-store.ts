@@ -5,12 +5,13 @@
  * `TERFYN_TEST_KILL_AFTER_ARTIFACT=NAME` makes the process SIGKILL itself right after writing
  * NAME: the crash tests stop a real run between phases with it.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { type ApprovalEntry, RESERVED_NAMES } from "../../core/review/gates.ts";
 import type { ReviewRunState, RunFiles } from "../../core/review/orchestrator.ts";
+import { appendJsonLine, readJsonLines } from "./json-lines.ts";
 
 export class ReviewRunDirectoryError extends Error {}
 
@@ -83,31 +84,18 @@ export class ReviewRunStore implements RunFiles {
   }
 
   async approvals(): Promise<ApprovalEntry[]> {
-    const text = (await this.readReserved("approvals.jsonl")) ?? "";
-    return text
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .flatMap((l) => {
-        try {
-          const a = JSON.parse(l) as ApprovalEntry;
-          return a && typeof a.hash === "string" && (a.gate === "plan" || a.gate === "publish")
-            ? [a]
-            : [];
-        } catch {
-          return [];
-        }
-      });
+    return ((await readJsonLines(join(this.dir, "approvals.jsonl"))) as ApprovalEntry[]).filter(
+      (a) =>
+        a !== null &&
+        typeof a === "object" &&
+        typeof a.hash === "string" &&
+        (a.gate === "plan" || a.gate === "publish"),
+    );
   }
 
   /** Appends an approval (the approve command's adapter is the only caller). */
   async appendApproval(entry: ApprovalEntry): Promise<void> {
-    const fd = openSync(join(this.dir, "approvals.jsonl"), "a");
-    try {
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    appendJsonLine(join(this.dir, "approvals.jsonl"), entry);
   }
 
   private async readReserved(name: string): Promise<string | undefined> {

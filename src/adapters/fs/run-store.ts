@@ -17,6 +17,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { JournalEvent } from "../../core/engine/journal.ts";
+import { appendJsonLine, readJsonLines } from "./json-lines.ts";
 
 export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
 
@@ -173,30 +174,10 @@ export class RunStore {
   }
 
   async appendApproval(record: ApprovalRecord): Promise<void> {
-    const fd = openSync(join(this.dir, "approvals.jsonl"), "a");
-    try {
-      writeSync(fd, `${JSON.stringify(record)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    appendJsonLine(join(this.dir, "approvals.jsonl"), record);
   }
 
   async readApprovals(): Promise<ApprovalRecord[]> {
-    try {
-      const text = await readFile(join(this.dir, "approvals.jsonl"), "utf8");
-      return text
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as ApprovalRecord];
-          } catch {
-            return [];
-          }
-        });
-    } catch {
-      return [];
-    }
+    return (await readJsonLines(join(this.dir, "approvals.jsonl"))) as ApprovalRecord[];
   }
 }

@@ -2,7 +2,8 @@
  * `terfyn approve --run DIR --hash H`: records an approval for what a paused run awaits.
  * Only the exact hash the run is waiting for is recorded; anything else records nothing.
  */
-import { relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunStore } from "../../adapters/fs/run-store.ts";
 import { parseFlags } from "../args.ts";
@@ -68,14 +69,7 @@ async function approveReviewGate(
   hash: string,
   io: CliIo,
 ): Promise<number | undefined> {
-  let isReview = false;
-  try {
-    await import("node:fs/promises").then((fs) => fs.stat(`${dir}/run.json`));
-    isReview = true;
-  } catch {
-    isReview = false;
-  }
-  if (!isReview) return undefined;
+  if (!existsSync(join(dir, "run.json"))) return undefined;
   const store = await ReviewRunStore.open(dir);
   const state = await store.readState();
   if (state?.status !== "awaiting-approval" || !state.awaiting) {
