@@ -57,3 +57,29 @@ describe("request provenance", () => {
     expect(requestSchema.safeParse({ format_version: "1", threads: [] }).success).toBe(false);
   });
 });
+
+describe("data that reaches commands", () => {
+  it("commit ids in a request are hex only", () => {
+    const bad = { ...request, head: "HEAD; touch pwned" };
+    expect(requestSchema.safeParse(bad).success).toBe(false);
+  });
+
+  it("a test name from the plan never becomes shell text", async () => {
+    const { singleTestInvocation } = await import("../src/adapters/review/local-steps.ts");
+    const { execFileSync } = await import("node:child_process");
+    const { existsSync, mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-inject-"));
+    const name = 'x" $(touch pwned) `touch pwned2` "';
+    const { command, env } = singleTestInvocation('printf "%s" "<name>"', name);
+    const out = execFileSync("/bin/sh", ["-c", command], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
+    expect(out).toBe(name);
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
+    expect(existsSync(join(dir, "pwned2"))).toBe(false);
+  });
+});

@@ -41,6 +41,20 @@ export interface LocalStepsConfig {
   progress: (line: string) => void;
 }
 
+/**
+ * The repository's single-test command for one test. The test's name comes from the plan, which
+ * an agent wrote, so it never becomes shell text: the command reads it from TERFYN_TEST_NAME.
+ */
+export function singleTestInvocation(
+  template: string,
+  test: string,
+): { command: string; env: Record<string, string> } {
+  return {
+    command: template.replace(/<name>|\{\{name\}\}|\{name\}/g, "$TERFYN_TEST_NAME"),
+    env: { TERFYN_TEST_NAME: test },
+  };
+}
+
 const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
 
 export class LocalReviewSteps implements ReviewSteps {
@@ -105,7 +119,7 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   private async commitsBehind(sha: string, head: string): Promise<number | null> {
-    const r = await this.sh(`git rev-list --count ${sha}..${head}`, this.c.repoDir);
+    const r = await this.run("git", ["rev-list", "--count", `${sha}..${head}`]);
     return r.code === 0 ? Number(r.output.trim()) : null;
   }
 
@@ -217,10 +231,7 @@ export class LocalReviewSteps implements ReviewSteps {
     const out: string[] = [];
     for (const file of changed.filter((f) => extendOnly.includes(f))) {
       // Any removed line means the file was modified, not only added to.
-      const r = await this.sh(
-        `git diff --numstat HEAD -- '${file.replace(/'/g, "'\\''")}'`,
-        this.c.repoDir,
-      );
+      const r = await this.run("git", ["diff", "--numstat", "HEAD", "--", file]);
       const removed = Number(r.output.trim().split(/\s+/)[1] ?? "0");
       if (r.code !== 0 || removed > 0) out.push(file);
     }
@@ -248,9 +259,8 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   private async runSingleTest(test: string): Promise<boolean> {
-    const template = await this.command("single test");
-    const command = template.replace(/<name>|\{name\}|\{\{name\}\}/g, test.replace(/"/g, '\\"'));
-    return (await this.sh(command, this.c.repoDir)).code === 0;
+    const { command, env } = singleTestInvocation(await this.command("single test"), test);
+    return (await this.sh(command, env)).code === 0;
   }
 
   async writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]> {
@@ -262,7 +272,7 @@ export class LocalReviewSteps implements ReviewSteps {
 
   async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
     await this.agent("Builder", `build-${iteration}`, plan);
-    const suite = await this.sh(await this.command("test"), this.c.repoDir);
+    const suite = await this.sh(await this.command("test"));
     let newTestsRun = 0;
     for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
     const tail = suite.output.split("\n").slice(-20).join("\n");
@@ -360,9 +370,26 @@ export class LocalReviewSteps implements ReviewSteps {
     };
   }
 
-  private sh(command: string, cwd: string): Promise<{ code: number; output: string }> {
+  /** A command the repository declares (AGENTS.md), through the shell, in the repository. */
+  private sh(
+    command: string,
+    env: Record<string, string> = {},
+  ): Promise<{ code: number; output: string }> {
+    return this.run("/bin/sh", ["-c", command], env);
+  }
+
+  /** A program with arguments, no shell: for anything built from data (shas, paths). */
+  private run(
+    file: string,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ code: number; output: string }> {
     return new Promise((resolve) => {
-      const child = spawn("/bin/sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(file, args, {
+        cwd: this.c.repoDir,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let output = "";
       const add = (c: Buffer) => {
         if (output.length < 200_000) output += c.toString();

@@ -7,6 +7,9 @@
  */
 import { z } from "zod";
 
+/** A commit id, abbreviated or full: hex only (it reaches git commands). */
+const sha = z.string().regex(/^[0-9a-f]{7,64}$/, "a commit id: 7 to 64 lowercase hex digits");
+
 export const threadCommentSchema = z.object({
   id: z.string().min(1),
   author: z.string(),
@@ -14,7 +17,7 @@ export const threadCommentSchema = z.object({
   body: z.string(),
   created_at: z.string(),
   /** The commit the comment was written against. */
-  commit: z.string().min(7),
+  commit: sha,
 });
 
 export const threadSchema = z.object({
@@ -23,7 +26,7 @@ export const threadSchema = z.object({
   /** The line the thread is anchored to at `original_commit`, and now at head (null when it moved off). */
   original_line: z.number().int().positive().nullable(),
   line: z.number().int().positive().nullable(),
-  original_commit: z.string().min(7),
+  original_commit: sha,
   /** GitHub's "outdated" signal: the anchor's hunk changed. Not the same as "no longer true". */
   outdated: z.boolean(),
   resolved: z.boolean().default(false),
@@ -36,8 +39,8 @@ export const requestSchema = z.object({
   /** The pull request number, or null for a plain branch. */
   pull_request: z.number().int().positive().nullable(),
   branch: z.string().min(1),
-  head: z.string().min(7),
-  base: z.string().min(7),
+  head: sha,
+  base: sha,
   threads: z.array(threadSchema),
 });
 
