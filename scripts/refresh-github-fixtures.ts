@@ -23,6 +23,8 @@ export const OPERATIONS: [method: string, path: string][] = [
   ["get", "/repos/{owner}/{repo}/pulls/{pull_number}"],
   ["post", "/repos/{owner}/{repo}/statuses/{sha}"],
   ["get", "/repos/{owner}/{repo}/commits/{ref}/statuses"],
+  ["put", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
+  ["get", "/user"],
 ];
 
 const WEBHOOKS: [event: string, action: string][] = [
@@ -30,6 +32,9 @@ const WEBHOOKS: [event: string, action: string][] = [
   ["pull_request", "synchronize"],
   ["issue_comment", "created"],
   ["issue_comment", "edited"],
+  ["issue_comment", "deleted"],
+  ["merge_group", "checks_requested"],
+  ["push", ""],
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -114,16 +119,18 @@ try {
   }[];
   mkdirSync(join(out, "webhooks"), { recursive: true });
   for (const [event, action] of WEBHOOKS) {
-    const example = all.find((e) => e.name === event)?.examples.find((x) => x.action === action);
+    const example = all
+      .find((e) => e.name === event)
+      ?.examples.find((x) => (x.action ?? "") === action);
     if (!example)
       throw new Error(
         `no ${event}.${action} example in @octokit/webhooks-examples ${examplesVersion}`,
       );
     writeFileSync(
-      join(out, "webhooks", `${event}.${action}.json`),
+      join(out, "webhooks", `${action ? `${event}.${action}` : event}.json`),
       `${JSON.stringify({ _source: `@octokit/webhooks-examples@${examplesVersion}`, ...example }, null, 2)}\n`,
     );
-    console.log(`wrote webhooks/${event}.${action}.json`);
+    console.log(`wrote webhooks/${action ? `${event}.${action}` : event}.json`);
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

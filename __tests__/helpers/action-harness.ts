@@ -29,6 +29,9 @@ export function git(cwd: string, ...args: string[]): string {
       GIT_COMMITTER_NAME: "t",
       GIT_COMMITTER_EMAIL: "t@example.com",
       GIT_CONFIG_NOSYSTEM: "1",
+      // Fixed dates make commit ids, and so the golden comments, reproducible.
+      GIT_AUTHOR_DATE: "2026-12-01T09:00:00Z",
+      GIT_COMMITTER_DATE: "2026-12-01T09:00:00Z",
     },
   }).trim();
 }
@@ -109,6 +112,8 @@ export async function runAction(opts: {
   payload: unknown;
   workspace: string;
   inputs: Record<string, string>;
+  /** GITHUB_SHA: on pull_request, GitHub's test merge commit. */
+  sha?: string;
 }): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), "terfyn-runner-"));
   const eventPath = join(dir, "event.json");
@@ -128,7 +133,9 @@ export async function runAction(opts: {
     GITHUB_STEP_SUMMARY: summaryPath,
     GITHUB_API_URL: API,
     GITHUB_SERVER_URL: "https://github.com",
-    GITHUB_SHA: "",
+    GITHUB_SHA: opts.sha ?? "",
+    GITHUB_RUN_ID: "4242",
+    RUNNER_TEMP: dir,
     TERFYN_ACTION_GLOBAL_FETCH: "1",
     "INPUT_GITHUB-TOKEN": "test-token",
   });

@@ -1,21 +1,27 @@
 /**
- * The `issue_comment` flow: `/terfyn approve sha256:…` on a pull request. The approval counts
- * only from a user (never a bot, never the PR's author) whose permission meets `approvers`,
- * only in an unedited comment, and only for a hash the current head produces. A valid approval
- * marks the head commit (status `terfyn/approval`) and is answered; every refusal is answered
- * with its reason. Approvals are reconstructible from the PR's comments: nothing else is kept.
+ * The `issue_comment` flow: `/terfyn approve sha256:…` on a pull request. Only a `created`
+ * comment counts (an edit or a deletion never approves). The approval counts only from a person
+ * (never a bot, never the token's own identity, never the PR's author) whose repository role
+ * meets `approvers`, only as a line of its own in the comment's prose, and only for a hash a
+ * project's current plan has. It approves that one project's plan. An accepted approval is
+ * answered and the pull request is re-evaluated in the same run: that project's check run and
+ * sticky comment say "approved by @login (role)" and the `terfyn/approval` status moves, so
+ * nobody re-runs the workflow by hand. Every refusal is answered with its reason. Approvals
+ * are reconstructible from the PR's comments: nothing else is kept.
  */
 import * as core from "@actions/core";
-import { ensureCommit } from "../adapters/git/ensure-commit.ts";
-import { describeApiError, type GitHubClient } from "../adapters/github/client.ts";
+import { describeApiError } from "../adapters/github/client.ts";
+import type { GitHubGateway } from "../adapters/github/gateway.ts";
 import {
   judgeApprovalComment,
   meetsPermission,
   parseApprovalComment,
 } from "../core/approvals/approval-comment.ts";
-import { planProjectAt, selectProjects } from "./plan-revisions.ts";
-import { repositoryPermission } from "./pull-request.ts";
+import { mdCode } from "../core/render/markdown-escape.ts";
+import { projectLabel } from "../core/render/pr-report.ts";
+import { planTarget, reportFlow } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
+import { pullRequestTarget } from "./targets.ts";
 
 export interface CommentEvent {
   action: string;
@@ -31,8 +37,8 @@ export interface CommentEvent {
 
 export async function approvalCommentFlow(
   settings: Settings,
-  ctx: { repo: { owner: string; repo: string }; repoRoot: string; payload: CommentEvent },
-  client: GitHubClient,
+  ctx: { repoRoot: string; payload: CommentEvent },
+  gateway: GitHubGateway,
 ): Promise<{ failed?: string }> {
   const { payload } = ctx;
   if (!payload.issue?.pull_request) {
@@ -44,78 +50,87 @@ export async function approvalCommentFlow(
     core.info("terfyn: no /terfyn approve command in the comment; nothing to do");
     return {};
   }
+  if (payload.action !== "created") {
+    core.info(
+      `terfyn: the comment was ${payload.action}, not created; only a newly created comment can approve`,
+    );
+    return {};
+  }
   const number = payload.issue.number;
   const reply = async (text: string) => {
     try {
-      await client.rest.issues.createComment({ ...ctx.repo, issue_number: number, body: text });
+      await gateway.createIssueComment(number, text);
     } catch (e) {
       core.warning(describeApiError(e, "replying to the approval comment"));
     }
   };
   const author = payload.comment.user?.login ?? "";
-  const pr = await client.rest.pulls.get({ ...ctx.repo, pull_number: number });
-  const headSha = pr.data.head.sha;
-  const baseSha = pr.data.base.sha;
-  await ensureCommit(ctx.repoRoot, headSha, core.info);
-  await ensureCommit(ctx.repoRoot, baseSha, core.info);
-  const paths = await selectProjects(ctx.repoRoot, headSha, settings.projects);
-  const outcomes = [];
-  for (const path of paths)
-    outcomes.push(await planProjectAt(ctx.repoRoot, path, headSha, baseSha));
+  const pr = await gateway.getPullRequest(number);
+  const target = await pullRequestTarget(
+    ctx.repoRoot,
+    {
+      number,
+      headSha: pr.headSha,
+      baseSha: pr.baseSha,
+      author: pr.author,
+      labels: pr.labels,
+      ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+      mergeCandidates: [pr.mergeCommitSha],
+    },
+    core.info,
+  );
+  const outcomes = await planTarget(ctx.repoRoot, target, settings.projects);
   const current = outcomes.flatMap((o) => (o.plan ? [{ path: o.path, hash: o.plan.hash }] : []));
-
+  const me = await gateway.identity();
   const verdict = judgeApprovalComment(
     {
       body,
       author,
       authorType: payload.comment.user?.type ?? "",
-      edited:
-        payload.action === "edited" ||
-        (payload.comment.updated_at ?? "") !== (payload.comment.created_at ?? ""),
+      edited: (payload.comment.updated_at ?? "") !== (payload.comment.created_at ?? ""),
     },
     {
-      prAuthor: pr.data.user?.login ?? "",
-      botLogins: [],
+      prAuthor: pr.author,
+      botLogins: me ? [me] : [],
       currentHashes: current.map((c) => c.hash),
     },
   );
   if (!verdict) return {};
+  const head = pr.headSha.slice(0, 12);
   const currentList =
-    current.map((c) => `- \`${c.path}\`: \`${c.hash}\``).join("\n") ||
+    current.map((c) => `- ${mdCode(projectLabel(c.path))}: ${mdCode(c.hash)}`).join("\n") ||
     "- (no project could be planned)";
   if (!verdict.ok) {
     const mismatch = verdict.hash !== undefined && !current.some((c) => c.hash === verdict.hash);
     await reply(
-      `❌ Not approved: ${verdict.reason}.${mismatch ? `\n\nYou approved: \`${verdict.hash}\`\nThe current head (${headSha.slice(0, 7)}) produces:\n${currentList}` : ""}`,
+      `❌ Not approved: ${verdict.reason}.${mismatch ? `\n\nYou approved: ${mdCode(verdict.hash ?? "")}\nThe current head (${head}) produces:\n${currentList}` : ""}`,
     );
     core.info(`terfyn: approval refused: ${verdict.reason}`);
     return {};
   }
-  const permission = await repositoryPermission(client, ctx.repo, author);
-  if (!meetsPermission(permission, settings.approvers)) {
-    await reply(
-      `❌ Not approved: @${author} has \`${permission}\` permission on this repository; approving needs \`${settings.approvers}\` or higher.`,
-    );
-    core.info(`terfyn: approval refused: ${author} has ${permission}`);
-    return {};
-  }
-  const project = current.find((c) => c.hash === verdict.hash);
+  let role: { level: string; name: string };
   try {
-    await client.rest.repos.createCommitStatus({
-      ...ctx.repo,
-      sha: headSha,
-      state: "success",
-      context: "terfyn/approval",
-      description: `Plan ${verdict.hash.slice(0, 19)}… approved by @${author}`.slice(0, 140),
-    });
+    role = await gateway.collaboratorRole(author);
   } catch (e) {
-    const message = describeApiError(e, "marking the approval on the head commit");
-    await reply(`⚠️ The approval is valid, but ${message}.`);
+    const message = describeApiError(e, `checking ${author}'s role`);
+    await reply(`❌ Not approved: ${message}.`);
     return { failed: message };
   }
+  if (!meetsPermission(role.level, settings.approvers)) {
+    await reply(
+      `❌ Not approved: @${author} has the ${mdCode(role.name)} role on this repository; approving needs ${mdCode(settings.approvers)} or higher.`,
+    );
+    core.info(`terfyn: approval refused: ${author} has ${role.name}`);
+    return {};
+  }
+  const projects = current.filter((c) => c.hash === verdict.hash).map((c) => projectLabel(c.path));
   await reply(
-    `✅ Approved by @${author}: the plan of \`${project?.path}\` at ${headSha.slice(0, 7)}, \`${verdict.hash}\`.\nA push that changes the plan needs a new approval.`,
+    `✅ Approved by @${author} (${role.name}): the plan of ${projects.map((p) => mdCode(p)).join(", ")} at ${head}, ${mdCode(verdict.hash)}.\nA push that changes the plan needs a new approval.`,
   );
-  core.setOutput("plan-hash", verdict.hash);
-  return {};
+  core.info(`terfyn: ${author} (${role.name}) approved ${verdict.hash}`);
+  // Re-evaluate now: the check run, the sticky comment and the status reflect the approval.
+  const result = await reportFlow(settings, target, outcomes, gateway, {
+    extraApprovals: [{ hash: verdict.hash, login: author, role: role.name }],
+  });
+  return result.failed ? { failed: result.failed } : {};
 }

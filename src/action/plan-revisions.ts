@@ -1,57 +1,95 @@
 /**
- * Plans for the projects of a pull request: each project as it is at the head commit against
- * itself at the base commit, read from git objects (nothing from the pull request is checked
- * out or executed), with its capability tests.
+ * Plans for the projects of an event: each project as it is in the tree being planned (a pull
+ * request's merge result, a merge queue's commit, a pushed commit) against itself at the prior
+ * commit, read from git objects (nothing is checked out or executed), with its capability
+ * tests. A prior that does not validate is never used silently: the project is planned as new
+ * and the report says why.
  */
 import { minimatch } from "minimatch";
 import { findProjectsAtRevision, readProjectInRepository } from "../adapters/git/read-revision.ts";
-import type { Diagnostic } from "../core/diagnostics.ts";
+import { type Diagnostic, hasErrors, sortDiagnostics } from "../core/diagnostics.ts";
 import type { Plan } from "../core/plan/plan.ts";
 import { planProject } from "../core/plan/plan-project.ts";
 import { projectResources } from "../core/plan/resources.ts";
 import { type CapabilityTestReport, runCapabilityTests } from "../core/testing/capability-tests.ts";
 import { type ValidationResult, validateProject } from "../core/validate.ts";
+import { plural } from "../core/words.ts";
 
 export interface ProjectOutcome {
   /** Relative to the repository root; "." for the root. */
   path: string;
   head: ValidationResult;
-  /** Undefined when the head has errors that stop planning. */
+  /** Undefined when the planned tree has errors that stop planning, or conflicts. */
   plan?: Plan;
   blocking: Diagnostic[];
   tests: CapabilityTestReport;
+  /** Why the prior could not be used, when it could not. */
+  baseProblem?: string;
+  /** This project's files that conflict in the merge result. */
+  conflicts: string[];
 }
 
 export async function selectProjects(
   repoRoot: string,
-  headSha: string,
+  revision: string,
   patterns: readonly string[],
 ): Promise<string[]> {
-  const all = await findProjectsAtRevision(repoRoot, headSha);
+  const all = await findProjectsAtRevision(repoRoot, revision);
   const norm = (p: string) => p.replace(/^\.\//, "").replace(/\/+$/, "") || ".";
   return all.filter((dir) =>
     patterns.some((pat) => minimatch(dir, norm(pat), { dot: true }) || dir === norm(pat)),
   );
 }
 
+/**
+ * The project at `path` in `current` (a commit or tree id) planned against `prior` (a commit,
+ * or undefined for none). `conflicts` are the repository's conflicting paths.
+ */
 export async function planProjectAt(
   repoRoot: string,
   path: string,
-  headSha: string,
-  baseSha: string,
+  current: string,
+  prior: string | undefined,
+  conflicts: readonly string[] = [],
 ): Promise<ProjectOutcome> {
   const prefix = path === "." ? "" : path;
-  const head = validateProject((await readProjectInRepository(repoRoot, prefix, headSha)).files);
-  const base = await readProjectInRepository(repoRoot, prefix, baseSha);
-  const priorResources = base.existed
-    ? projectResources(validateProject(base.files).project).resources
-    : [];
+  const inProject = conflicts.filter((c) => prefix === "" || c.startsWith(`${prefix}/`));
+  const read = await readProjectInRepository(repoRoot, prefix, current);
+  const validated = validateProject(read.files);
+  const head: ValidationResult = read.diagnostics.length
+    ? {
+        project: validated.project,
+        diagnostics: sortDiagnostics([...read.diagnostics, ...validated.diagnostics]),
+        ok: validated.ok && !hasErrors(read.diagnostics),
+      }
+    : validated;
+  const tests = runCapabilityTests(head.project);
+  if (inProject.length > 0) return { path, head, blocking: [], tests, conflicts: inProject };
+
+  let priorResources: ReturnType<typeof projectResources>["resources"] = [];
+  let baseProblem: string | undefined;
+  let priorCommit: string | undefined;
+  if (prior !== undefined) {
+    const base = await readProjectInRepository(repoRoot, prefix, prior);
+    priorCommit = base.commit;
+    if (base.existed) {
+      const v = validateProject(base.files);
+      const errors = [...base.diagnostics, ...v.diagnostics].filter((d) => d.severity === "error");
+      if (errors.length > 0) {
+        const first = errors[0]!;
+        baseProblem = `The base's project does not validate (${plural(errors.length, "error")}; first: ${first.span.file}:${first.span.line}: ${first.code} ${first.message}). It is not used as the prior: everything is planned as new.`;
+      } else {
+        priorResources = projectResources(v.project).resources;
+      }
+    }
+  }
   const result = planProject(head, {
     resources: priorResources,
-    source: { source: "git", ref: baseSha, commit: base.commit },
+    source:
+      prior !== undefined ? { source: "git", ref: prior, commit: priorCommit } : { source: "none" },
   });
-  const tests = runCapabilityTests(head.project);
+  const base = { path, head, tests, conflicts: [], ...(baseProblem ? { baseProblem } : {}) };
   return result.ok
-    ? { path, head, plan: result.plan, blocking: [], tests }
-    : { path, head, blocking: result.blocking, tests };
+    ? { ...base, plan: result.plan, blocking: [] }
+    : { ...base, blocking: result.blocking };
 }

@@ -1,11 +1,11 @@
 /**
  * The Action's single entry: reads the settings, dispatches on the event, and turns every error
- * into one `core.setFailed` line. Nothing in the pull request is executed: projects are read
+ * into one `core.setFailed` line. Nothing from the repository is executed: projects are read
  * from git objects and only parsed.
  *
- * An event the Action does not act on ends before anything else is loaded: the GitHub client
- * (@actions/github, Octokit), git (simple-git) and the planner are imported only when there is
- * work, so a run with nothing to do costs little more than Node's own start-up.
+ * An event the Action does not act on ends before anything else is loaded: the GitHub gateway
+ * (Octokit), git and the planner are imported only when there is work, so a run with nothing
+ * to do costs little more than Node's own start-up.
  */
 import * as core from "@actions/core";
 import type { CommentEvent } from "./approval-flow.ts";
@@ -19,60 +19,89 @@ export interface RunOptions {
 
 /** The events the Action acts on; github.context.eventName is GITHUB_EVENT_NAME. */
 const PULL_REQUEST_EVENTS = ["pull_request", "pull_request_target"];
-const COMMENT_EVENT = "issue_comment";
+const EVENTS = [...PULL_REQUEST_EVENTS, "issue_comment", "merge_group", "push"];
 
 export async function run(options: RunOptions = {}): Promise<void> {
   try {
     const settings = readSettings((name) => core.getInput(name));
-    const eventName = process.env.GITHUB_EVENT_NAME;
-    if (!PULL_REQUEST_EVENTS.includes(eventName ?? "") && eventName !== COMMENT_EVENT) {
+    const eventName = process.env.GITHUB_EVENT_NAME ?? "";
+    if (!EVENTS.includes(eventName)) {
       core.info(
-        `terfyn: the ${eventName} event is not one this Action acts on (pull_request, issue_comment); nothing to do`,
+        `terfyn: the ${eventName} event is not one this Action acts on (${EVENTS.join(", ")}); nothing to do`,
       );
       return;
     }
-    const [github, { ensureCommit }, { createGitHubClient }] = await Promise.all([
+    const [github, { createGateway }, targets, flow] = await Promise.all([
       import("@actions/github"),
-      import("../adapters/git/ensure-commit.ts"),
-      import("../adapters/github/client.ts"),
+      import("../adapters/github/gateway.ts"),
+      import("./targets.ts"),
+      import("./report-flow.ts"),
     ]);
     const context = github.context;
     const repoRoot = process.env.GITHUB_WORKSPACE || process.cwd();
-    const client = createGitHubClient(settings.token, {
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.retries !== undefined ? { retries: options.retries } : {}),
-      log: (m) => core.info(m),
-    });
-    const repo = { owner: context.repo.owner, repo: context.repo.repo };
+    const gateway = createGateway(
+      settings.token,
+      { owner: context.repo.owner, repo: context.repo.repo },
+      {
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.retries !== undefined ? { retries: options.retries } : {}),
+        log: (m) => core.info(m),
+      },
+    );
+    const payload = context.payload as Record<string, unknown>;
     let failed: string | undefined;
-    if (PULL_REQUEST_EVENTS.includes(context.eventName)) {
-      const pr = context.payload.pull_request;
-      if (!pr) throw new Error(`the ${context.eventName} event has no pull_request payload`);
-      await ensureCommit(repoRoot, pr.head.sha, core.info);
-      await ensureCommit(repoRoot, pr.base.sha, core.info);
-      const { pullRequestFlow } = await import("./pull-request.ts");
-      const result = await pullRequestFlow(
-        settings,
-        {
-          repo,
-          number: pr.number,
-          headSha: pr.head.sha,
-          baseSha: pr.base.sha,
-          author: pr.user?.login ?? "",
-          repoRoot,
-        },
-        client,
-      );
-      failed = result.failed;
-    } else {
+    if (eventName === "issue_comment") {
       const { approvalCommentFlow } = await import("./approval-flow.ts");
       failed = (
         await approvalCommentFlow(
           settings,
-          { repo, repoRoot, payload: context.payload as unknown as CommentEvent },
-          client,
+          { repoRoot, payload: payload as unknown as CommentEvent },
+          gateway,
         )
       ).failed;
+    } else {
+      let target: Awaited<ReturnType<typeof targets.pushTarget>>;
+      if (PULL_REQUEST_EVENTS.includes(eventName)) {
+        const pr = payload.pull_request as
+          | {
+              number: number;
+              head: { sha: string; repo?: { full_name?: string } | null };
+              base: { sha: string };
+              user?: { login?: string };
+              merge_commit_sha?: string | null;
+              labels?: { name?: string }[];
+            }
+          | undefined;
+        if (!pr) throw new Error(`the ${eventName} event has no pull_request payload`);
+        target = await targets.pullRequestTarget(
+          repoRoot,
+          {
+            number: pr.number,
+            headSha: pr.head.sha,
+            baseSha: pr.base.sha,
+            author: pr.user?.login ?? "",
+            labels: (pr.labels ?? []).flatMap((l) => (l.name ? [l.name] : [])),
+            ...(pr.head.repo?.full_name ? { headRepo: pr.head.repo.full_name } : {}),
+            // On pull_request, GITHUB_SHA is GitHub's test merge commit.
+            mergeCandidates: [
+              eventName === "pull_request" ? context.sha : undefined,
+              pr.merge_commit_sha ?? undefined,
+            ],
+          },
+          core.info,
+        );
+      } else if (eventName === "merge_group") {
+        target = await targets.mergeGroupTarget(
+          repoRoot,
+          (payload.merge_group ?? {}) as { head_sha?: unknown; base_sha?: unknown },
+          core.info,
+        );
+      } else {
+        target = await targets.pushTarget(repoRoot, payload, core.info);
+      }
+      if (target.revisions.event !== "pull_request") settings.comment = "never";
+      const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
+      failed = (await flow.reportFlow(settings, target, outcomes, gateway)).failed;
     }
     if (failed) core.setFailed(`terfyn: ${failed}`);
   } catch (e) {

@@ -24,8 +24,22 @@ export const settingsSchema = z.object({
   projects: z.array(z.string().min(1)).min(1, "input `project` names no project"),
   /** Token for the GitHub API (comments, check runs, permission checks). */
   token: z.string().min(1, TOKEN_MISSING),
-  /** Upsert one sticky plan comment per project on the pull request. */
-  comment: bool("comment"),
+  /**
+   * When to write the sticky plan comment per project: `changes` (default: only when a
+   * resource or authority changed, or something blocks; an existing comment is always kept
+   * current), `always`, or `never`. `true`/`false` are accepted as `changes`/`never`.
+   */
+  comment: z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .transform((v) => (v === "true" || v === "" ? "changes" : v === "false" ? "never" : v))
+    .pipe(
+      z.enum(["changes", "always", "never"], {
+        message: "input `comment` must be changes, always or never",
+      }),
+    ),
+  /** Add the labels `terfyn:widened` / `terfyn:forbidden` to the pull request when they apply. */
+  labels: bool("labels"),
   /** Create a check run with annotations on the .agent lines. */
   annotations: bool("annotations"),
   /** What fails the step: forbidden (default), widening (unapproved autonomous widening), any-change. */
@@ -53,7 +67,8 @@ export function readSettings(getInput: (name: string) => string): Settings {
   const parsed = settingsSchema.safeParse({
     projects,
     token: getInput("github-token"),
-    comment: getInput("comment") || "true",
+    comment: getInput("comment") || "changes",
+    labels: getInput("labels") || "false",
     annotations: getInput("annotations") || "true",
     failOn: getInput("fail-on") || "forbidden",
     approvers: getInput("approvers") || "write",

@@ -1,23 +1,53 @@
 /**
- * Reads a project directory as it was at a git revision, without a checkout: `git ls-tree` for
- * the file list and one `git cat-file --batch` process for every file's bytes. Works when the
- * project did not exist at that revision (no files). Read-only: this module never writes to a
- * repository.
+ * Reads a project directory as it was at a git revision (a commit, or a tree such as a merge
+ * computed by `git merge-tree`), without a checkout.
+ *
+ * Every path from git is hostile data: the listing is `git ls-tree -r -z` (NUL-terminated
+ * records, names never quoted or split), and blobs are read through one `git cat-file --batch`
+ * process **by the object ids that listing printed**, never by `rev:path` text. A path holding a
+ * newline would otherwise be two lines of the batch protocol and shift every later file onto
+ * another blob's bytes. Names with control characters become diagnostics (TF2010), never a
+ * silent skip; bytes that are not UTF-8 are TF2008. Symbolic links and submodules are not
+ * followed: their target is not part of the reviewed tree. Read-only: this module never
+ * writes to a repository.
  */
 import { spawn } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
 import { simpleGit } from "simple-git";
-import { belongsToProject, type ProjectFile } from "../../core/model/resolve-project.ts";
+import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
+import {
+  hasUnsafeFileName,
+  stripUnsafe,
+  unsafeFileNameDiagnostic,
+} from "../../core/model/file-names.ts";
+import {
+  belongsToProject,
+  PROJECT_FILE,
+  type ProjectFile,
+} from "../../core/model/resolve-project.ts";
+import { fileSpan } from "../../core/source.ts";
 
 export class GitRevisionError extends Error {}
 
 export interface RevisionFiles {
-  /** The full commit id the revision resolved to. */
+  /** The full commit id the revision resolved to; the tree id when the revision is a tree. */
   commit: string;
+  /** The root tree id of the revision. */
+  tree: string;
   /** False when the revision has no terfyn.yaml at the project's path. */
   existed: boolean;
   files: ProjectFile[];
+  /** Problems with the tree itself (unsafe names, undecodable bytes), relative to the project. */
+  diagnostics: Diagnostic[];
+}
+
+/** One record of `git ls-tree -r -z`: `<mode> SP <type> SP <oid> TAB <path> NUL`. */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  path: string;
 }
 
 export async function readProjectAtRevision(
@@ -39,21 +69,28 @@ export async function readProjectAtRevision(
   return readProjectInRepository(top, prefix, revision);
 }
 
-/** Resolves a revision to a full commit id, or explains that it is unknown. */
-export async function resolveCommit(repoRoot: string, revision: string): Promise<string> {
-  let commit = "";
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+async function revParse(repoRoot: string, spec: string): Promise<string> {
   try {
-    commit = (
+    const out = (
       await simpleGit({ baseDir: repoRoot }).raw([
         "rev-parse",
         "--verify",
         "--quiet",
-        `${revision}^{commit}`,
+        "--end-of-options",
+        spec,
       ])
     ).trim();
+    return OID.test(out) ? out : "";
   } catch {
-    commit = "";
+    return "";
   }
+}
+
+/** Resolves a revision to a full commit id, or explains that it is unknown. */
+export async function resolveCommit(repoRoot: string, revision: string): Promise<string> {
+  const commit = revision.startsWith("-") ? "" : await revParse(repoRoot, `${revision}^{commit}`);
   if (!commit)
     throw new GitRevisionError(
       `unknown git revision \`${revision}\` (try a branch, tag, commit or HEAD~1)`,
@@ -61,34 +98,91 @@ export async function resolveCommit(repoRoot: string, revision: string): Promise
   return commit;
 }
 
+/** A commit's (or a tree's own) root tree id, and the commit id when it is a commit. */
+export async function resolveTree(
+  repoRoot: string,
+  revision: string,
+): Promise<{ commit: string; tree: string }> {
+  if (revision.startsWith("-")) throw new GitRevisionError(`unknown git revision \`${revision}\``);
+  const commit = await revParse(repoRoot, `${revision}^{commit}`);
+  const tree = await revParse(repoRoot, `${revision}^{tree}`);
+  if (!tree)
+    throw new GitRevisionError(
+      `unknown git revision \`${revision}\` (try a branch, tag, commit or HEAD~1)`,
+    );
+  return { commit: commit || tree, tree };
+}
+
 /**
- * The project at `prefix` (a path relative to the repository root, "" for the root) as it was
- * at `revision`, read from git objects only: nothing is checked out, nothing is executed.
+ * The project at `prefix` (a path relative to the repository root, "" or "." for the root) as
+ * it was at `revision`, read from git objects only: nothing is checked out, nothing is executed.
  */
 export async function readProjectInRepository(
   repoRoot: string,
   prefix: string,
   revision: string,
 ): Promise<RevisionFiles> {
-  const commit = await resolveCommit(repoRoot, revision);
+  const { commit, tree } = await resolveTree(repoRoot, revision);
   const clean = prefix === "." ? "" : prefix.replace(/\/+$/, "");
-  const paths = await listTree(repoRoot, commit, clean === "" ? "." : clean);
   const strip = clean === "" ? "" : `${clean}/`;
-  const wanted = paths
-    .filter((p) => strip === "" || p.startsWith(strip))
-    .map((p) => ({ full: p, rel: p.slice(strip.length) }))
-    .filter((p) => belongsToProject(p.rel));
-  const existed = paths.some((p) => p === `${strip}terfyn.yaml`);
-  if (!existed) return { commit, existed, files: [] };
-  const contents = await catFiles(
-    repoRoot,
-    wanted.map((w) => `${commit}:${w.full}`),
+  const entries = (await listTree(repoRoot, tree, clean === "" ? undefined : clean)).filter(
+    (e) => strip === "" || e.path.startsWith(strip),
   );
-  return {
-    commit,
-    existed,
-    files: wanted.map((w, i) => ({ path: w.rel, text: contents[i] ?? "" })),
-  };
+  const existed = entries.some(
+    (e) => e.path === `${strip}${PROJECT_FILE}` && e.type === "blob" && e.mode !== "120000",
+  );
+  if (!existed) return { commit, tree, existed, files: [], diagnostics: [] };
+  const diagnostics: Diagnostic[] = [];
+  const wanted: { oid: string; rel: string }[] = [];
+  for (const e of entries) {
+    const rel = e.path.slice(strip.length);
+    if (hasUnsafeFileName(rel)) {
+      // Judged as a person reads the name: `x.agent\n` is a project file with a newline.
+      if (belongsToProject(rel) || belongsToProject(stripUnsafe(rel)))
+        diagnostics.push(unsafeFileNameDiagnostic(rel));
+      continue;
+    }
+    if (!belongsToProject(rel)) continue;
+    if (e.type !== "blob") continue; // a submodule (commit) is not project content
+    if (e.mode === "120000") {
+      diagnostics.push(
+        diagnostic(
+          "TF2008",
+          fileSpan(rel),
+          "is a symbolic link in git; a project file must be a regular file (the link's target is not part of the reviewed change)",
+        ),
+      );
+      continue;
+    }
+    wanted.push({ oid: e.oid, rel });
+  }
+  const blobs = await catBlobs(
+    repoRoot,
+    wanted.map((w) => w.oid),
+  );
+  const files: ProjectFile[] = [];
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  for (const w of wanted) {
+    const bytes = blobs.get(w.oid);
+    if (bytes === undefined) {
+      diagnostics.push(
+        diagnostic("TF2008", fileSpan(w.rel), `git object ${w.oid} is missing from the clone`),
+      );
+      continue;
+    }
+    try {
+      files.push({ path: w.rel, text: decoder.decode(bytes) });
+    } catch {
+      diagnostics.push(
+        diagnostic(
+          "TF2008",
+          fileSpan(w.rel),
+          "is not UTF-8 text (a binary file, or another encoding); project files must be UTF-8",
+        ),
+      );
+    }
+  }
+  return { commit, tree, existed, files, diagnostics };
 }
 
 /** Directories (relative to the repository root, "." for the root) holding a terfyn.yaml at `revision`. */
@@ -96,25 +190,57 @@ export async function findProjectsAtRevision(
   repoRoot: string,
   revision: string,
 ): Promise<string[]> {
-  const commit = await resolveCommit(repoRoot, revision);
-  return (await listTree(repoRoot, commit))
-    .filter((p) => p === "terfyn.yaml" || p.endsWith("/terfyn.yaml"))
-    .map((p) => (p === "terfyn.yaml" ? "." : p.slice(0, -"/terfyn.yaml".length)))
-    .filter((dir) => dir === "." || belongsToProject(`${dir}/x.agent`))
+  const { tree } = await resolveTree(repoRoot, revision);
+  return (await listTree(repoRoot, tree))
+    .filter((e) => e.type === "blob" && e.mode !== "120000")
+    .map((e) => e.path)
+    .filter((p) => p === PROJECT_FILE || p.endsWith(`/${PROJECT_FILE}`))
+    .map((p) => (p === PROJECT_FILE ? "." : p.slice(0, -`/${PROJECT_FILE}`.length)))
+    .filter((dir) => dir === "." || (!hasUnsafeFileName(dir) && belongsToProject(`${dir}/x.agent`)))
     .sort();
 }
 
-/** Every file path in `commit` (under `path`, when given), relative to the repository root. */
-async function listTree(repoRoot: string, commit: string, path?: string): Promise<string[]> {
-  const args = ["ls-tree", "-r", "-z", "--full-tree", "--name-only", commit];
+/**
+ * Every entry of `treeish` (under `path`, when given), paths relative to the repository root.
+ * The pathspec is literal: a directory named `*` or `:(glob)x` matches only itself.
+ */
+export async function listTree(
+  repoRoot: string,
+  treeish: string,
+  path?: string,
+): Promise<TreeEntry[]> {
+  const args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", treeish];
   if (path !== undefined) args.push("--", path);
   const listing = await simpleGit({ baseDir: repoRoot }).raw(args);
-  return listing.split("\0").filter((p) => p !== "");
+  return parseTreeListing(listing);
 }
 
-/** Reads many blobs through one `git cat-file --batch` process. */
-function catFiles(cwd: string, objects: string[]): Promise<string[]> {
-  if (objects.length === 0) return Promise.resolve([]);
+/** Parses `git ls-tree -z` output; a path may hold any byte but NUL (tabs and newlines too). */
+export function parseTreeListing(listing: string): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  for (const record of listing.split("\0")) {
+    if (record === "") continue;
+    const tab = record.indexOf("\t");
+    if (tab < 0)
+      throw new GitRevisionError(`unexpected git ls-tree record: ${JSON.stringify(record)}`);
+    const [mode, type, oid] = record.slice(0, tab).split(" ");
+    if (!mode || !type || !oid || !OID.test(oid))
+      throw new GitRevisionError(`unexpected git ls-tree record: ${JSON.stringify(record)}`);
+    out.push({ mode, type, oid, path: record.slice(tab + 1) });
+  }
+  return out;
+}
+
+/**
+ * Reads blobs by object id through one `git cat-file --batch` process. The request lines are
+ * object ids only (hex), so nothing a committer chose can reach the protocol; each reply header
+ * is checked against the id asked for, and a size that does not fit the output stops the read.
+ */
+export function catBlobs(cwd: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
+  const unique = [...new Set(oids)];
+  if (unique.length === 0) return Promise.resolve(new Map());
+  for (const oid of unique)
+    if (!OID.test(oid)) throw new GitRevisionError(`not a git object id: ${JSON.stringify(oid)}`);
   return new Promise((resolve, reject) => {
     const child = spawn("git", ["cat-file", "--batch"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
@@ -130,22 +256,33 @@ function catFiles(cwd: string, objects: string[]): Promise<string[]> {
         return;
       }
       const out = Buffer.concat(chunks);
-      const texts: string[] = [];
+      const blobs = new Map<string, Buffer>();
       let pos = 0;
-      for (let i = 0; i < objects.length; i++) {
+      for (const oid of unique) {
         const eol = out.indexOf(10, pos);
-        const header = out.subarray(pos, eol).toString();
-        const size = Number(header.split(" ")[2]);
-        if (header.endsWith(" missing") || !Number.isFinite(size)) {
-          texts.push("");
-          pos = eol + 1;
-          continue;
+        if (eol < 0) {
+          reject(new GitRevisionError(`git cat-file ended early, before ${oid}`));
+          return;
         }
-        texts.push(out.subarray(eol + 1, eol + 1 + size).toString("utf8"));
-        pos = eol + 1 + size + 1;
+        const header = out.subarray(pos, eol).toString("latin1").split(" ");
+        pos = eol + 1;
+        if (header[0] !== oid) {
+          reject(new GitRevisionError(`git cat-file answered ${header[0]} for ${oid}`));
+          return;
+        }
+        if (header[1] === "missing") continue;
+        const size = Number(header[2]);
+        if (header[1] !== "blob" || !Number.isSafeInteger(size) || pos + size > out.length) {
+          reject(
+            new GitRevisionError(`unexpected git cat-file header for ${oid}: ${header.join(" ")}`),
+          );
+          return;
+        }
+        blobs.set(oid, out.subarray(pos, pos + size));
+        pos += size + 1;
       }
-      resolve(texts);
+      resolve(blobs);
     });
-    child.stdin.end(`${objects.join("\n")}\n`);
+    child.stdin.end(`${unique.join("\n")}\n`);
   });
 }

@@ -78,3 +78,74 @@ export function renderPlanAnnotations(
   const rank = { failure: 0, warning: 1, notice: 2 };
   return out.sort((a, b) => rank[a.annotation_level] - rank[b.annotation_level]);
 }
+
+/** What one project's report annotates: blocking errors, failing capability tests, the plan. */
+export function projectAnnotations(input: {
+  path: string;
+  blocking: readonly {
+    code: string;
+    message: string;
+    span: { file: string; line: number; endLine: number };
+  }[];
+  tests: {
+    results: readonly {
+      passed: boolean;
+      kind: string;
+      text: string;
+      reason?: string;
+      culprit?: { file: string; line: number; endLine: number };
+    }[];
+  };
+  plan?: Plan;
+}): Annotation[] {
+  const prefix = input.path === "." ? "" : `${input.path}/`;
+  const out: Annotation[] = [];
+  for (const d of input.blocking) {
+    out.push({
+      path: `${prefix}${d.span.file}`,
+      start_line: d.span.line,
+      end_line: d.span.endLine,
+      annotation_level: "failure",
+      title: d.code,
+      message: d.message,
+    });
+  }
+  for (const r of input.tests.results) {
+    if (r.passed || !r.culprit) continue;
+    out.push({
+      path: `${prefix}${r.culprit.file}`,
+      start_line: r.culprit.line,
+      end_line: r.culprit.endLine,
+      annotation_level: "failure",
+      title: `Capability test failed: ${r.kind}`,
+      message: `${r.text}: ${r.reason ?? ""}`,
+    });
+  }
+  if (input.plan) out.push(...renderPlanAnnotations(input.plan, { pathPrefix: prefix }));
+  const rank = { failure: 0, warning: 1, notice: 2 };
+  return out.sort((a, b) => rank[a.annotation_level] - rank[b.annotation_level]);
+}
+
+/**
+ * Annotations as workflow commands (which need no token, so they work on forks): GitHub shows
+ * at most 10 per level per step, so the first 10 of each level in severity order, and one
+ * line saying how many more there are and where they are.
+ */
+export function capWorkflowAnnotations(
+  annotations: readonly Annotation[],
+  perLevel = 10,
+): { shown: Annotation[]; omitted: number } {
+  const count = { failure: 0, warning: 0, notice: 0 };
+  const rank = { failure: 0, warning: 1, notice: 2 };
+  const shown: Annotation[] = [];
+  let omitted = 0;
+  for (const a of [...annotations].sort(
+    (x, y) => rank[x.annotation_level] - rank[y.annotation_level],
+  )) {
+    if (count[a.annotation_level] < perLevel) {
+      count[a.annotation_level]++;
+      shown.push(a);
+    } else omitted++;
+  }
+  return { shown, omitted };
+}

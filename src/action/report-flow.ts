@@ -1,0 +1,437 @@
+/**
+ * Plans every selected project of an event and reports: job summary and outputs first (so the
+ * plan is visible whatever happens with the API), then per project a check run and the sticky
+ * comment, then one `terfyn/approval` commit status for the head. Decisions come from
+ * core/ci/outcome.ts and every text from core/render: this file only wires them to the gateway.
+ */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as core from "@actions/core";
+import { describeApiError } from "../adapters/github/client.ts";
+import type { GitHubGateway, IssueComment } from "../adapters/github/gateway.ts";
+import { judgeApprovalComment, meetsPermission } from "../core/approvals/approval-comment.ts";
+import {
+  type Approval,
+  decideOutcome,
+  outcomeHeadline,
+  type ProjectOutcomeVerdict,
+} from "../core/ci/outcome.ts";
+import { sha256 } from "../core/plan/canonical-hash.ts";
+import { capWorkflowAnnotations, projectAnnotations } from "../core/render/plan-annotations.ts";
+import { planToJson } from "../core/render/plan-json.ts";
+import { renderPlanText } from "../core/render/plan-text.ts";
+import {
+  CHECK_OUTPUT_BUDGET,
+  COMMENT_BUDGET,
+  JOB_SUMMARY_BUDGET,
+  type ProjectReport,
+  projectLabel,
+  renderProjectReport,
+} from "../core/render/pr-report.ts";
+import { type ProjectOutcome, planProjectAt, selectProjects } from "./plan-revisions.ts";
+import type { Settings } from "./settings.ts";
+import type { PlanTarget } from "./targets.ts";
+
+export interface FlowResult {
+  failed: string | undefined;
+  outcomes: ProjectOutcome[];
+  verdicts: ProjectOutcomeVerdict[];
+}
+
+/** The sticky comment's hidden marker: one per project. */
+export function stickyMarker(projectPath: string): string {
+  return `<!-- terfyn:plan project=${encodeURIComponent(projectPath)} -->`;
+}
+
+/** GitHub caps a step output; above this the output is left empty and the file is the plan. */
+const OUTPUT_LIMIT = 1_000_000;
+
+export async function planTarget(
+  repoRoot: string,
+  target: PlanTarget,
+  patterns: readonly string[],
+): Promise<ProjectOutcome[]> {
+  const paths = await selectProjects(repoRoot, target.current, patterns);
+  if (paths.length === 0) {
+    throw new Error(
+      `no Terfyn project (a directory with terfyn.yaml) in ${target.current.slice(0, 12)} matches input \`project\`: ${patterns.join(", ")}`,
+    );
+  }
+  core.info(
+    `terfyn: planning ${paths.join(", ")} at ${target.current.slice(0, 12)}${target.prior ? ` against ${target.prior.slice(0, 12)}` : " (no prior commit: everything is new)"}`,
+  );
+  const outcomes: ProjectOutcome[] = [];
+  for (const path of paths)
+    outcomes.push(
+      await planProjectAt(repoRoot, path, target.current, target.prior, target.conflicts),
+    );
+  return outcomes;
+}
+
+/** Valid approvals among a pull request's comments (role checked through the API, cached). */
+export async function approvalsFrom(
+  gateway: GitHubGateway,
+  comments: readonly IssueComment[],
+  ctx: { prAuthor: string; approvers: Settings["approvers"]; currentHashes: readonly string[] },
+): Promise<Approval[]> {
+  const out: Approval[] = [];
+  for (const c of comments) {
+    const verdict = judgeApprovalComment(
+      {
+        body: c.body,
+        author: c.author,
+        authorType: c.authorType,
+        edited: c.updatedAt !== c.createdAt,
+      },
+      { prAuthor: ctx.prAuthor, botLogins: [], currentHashes: ctx.currentHashes },
+    );
+    if (!verdict?.ok) continue;
+    let role: { level: string; name: string };
+    try {
+      role = await gateway.collaboratorRole(c.author);
+    } catch (e) {
+      core.warning(describeApiError(e, `checking ${c.author}'s role`));
+      continue;
+    }
+    if (meetsPermission(role.level, ctx.approvers))
+      out.push({ hash: verdict.hash, login: c.author, role: role.name });
+  }
+  return out;
+}
+
+function reportOf(
+  o: ProjectOutcome,
+  verdict: ProjectOutcomeVerdict,
+  target: PlanTarget,
+  settings: Settings,
+  runUrl: string | undefined,
+): ProjectReport {
+  return {
+    path: o.path,
+    outcome: verdict,
+    ...(o.plan ? { plan: o.plan } : {}),
+    tests: o.tests,
+    // With a plan, its violations are shown as the plan's; without one, the errors that stopped it.
+    blocking: o.plan
+      ? []
+      : o.blocking.length > 0
+        ? o.blocking
+        : o.head.diagnostics.filter((d) => d.severity === "error"),
+    sources: o.head.project.sources,
+    ...(o.baseProblem ? { baseProblem: o.baseProblem } : {}),
+    conflicts: o.conflicts,
+    revisions: target.revisions,
+    ...(runUrl ? { runUrl } : {}),
+    approvers: settings.approvers,
+  };
+}
+
+export function workflowRunUrl(): string | undefined {
+  const server = process.env.GITHUB_SERVER_URL;
+  const repo = process.env.GITHUB_REPOSITORY;
+  const id = process.env.GITHUB_RUN_ID;
+  return server && repo && id ? `${server}/${repo}/actions/runs/${id}` : undefined;
+}
+
+export async function reportFlow(
+  settings: Settings,
+  target: PlanTarget,
+  outcomes: ProjectOutcome[],
+  gateway: GitHubGateway,
+  options: { extraApprovals?: Approval[] } = {},
+): Promise<FlowResult> {
+  const runUrl = workflowRunUrl();
+  const pr = target.pullRequest;
+
+  let comments: IssueComment[] | undefined;
+  let approvals: Approval[] = [...(options.extraApprovals ?? [])];
+  let readOnly = false;
+  if (pr) {
+    try {
+      comments = await gateway.listIssueComments(pr.number);
+      approvals.push(
+        ...(await approvalsFrom(gateway, comments, {
+          prAuthor: pr.author,
+          approvers: settings.approvers,
+          currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
+        })),
+      );
+    } catch (e) {
+      readOnly = true;
+      core.warning(describeApiError(e, "reading the pull request's comments"));
+    }
+  }
+  approvals = approvals.filter((a, i) => approvals.findIndex((b) => b.hash === a.hash) === i);
+  const verdicts = outcomes.map((o) => decideOutcome(o, settings.failOn, approvals));
+  const reports = outcomes.map((o, i) => reportOf(o, verdicts[i]!, target, settings, runUrl));
+
+  // Summary and outputs first: whatever happens with the API, the plan is visible.
+  const planFile = writePlanFile(outcomes);
+  await writeSummary(reports, planFile);
+  setOutputs(outcomes, verdicts, planFile);
+
+  const failures: string[] = [];
+  const commentUrls: string[] = [];
+  const checkIds: string[] = [];
+  for (const [i, o] of outcomes.entries()) {
+    const verdict = verdicts[i]!;
+    const report = reports[i]!;
+    if (verdict.failing) failures.push(`${o.path}: ${verdict.reasons.join("; ")}`);
+    const annotations = projectAnnotations({
+      path: o.path,
+      blocking: report.blocking,
+      tests: o.tests,
+      ...(o.plan ? { plan: o.plan } : {}),
+    });
+    let annotated = false;
+    if (settings.annotations && !readOnly) {
+      try {
+        const id = await createCheckRun(gateway, target, report, annotations, runUrl);
+        checkIds.push(String(id));
+        annotated = true;
+      } catch (e) {
+        readOnly = true;
+        core.warning(
+          `${describeApiError(e, `creating the check run for ${o.path}`)}; annotating through workflow commands instead`,
+        );
+      }
+    }
+    if (pr && comments && settings.comment !== "never" && !readOnly) {
+      try {
+        const url = await upsertComment(gateway, pr.number, report, comments, settings.comment);
+        if (url) commentUrls.push(url);
+      } catch (e) {
+        readOnly = true;
+        core.warning(
+          `${describeApiError(e, `commenting the plan of ${o.path}`)}; the plan is in the job summary`,
+        );
+      }
+    }
+    if (settings.annotations && !annotated) emitWorkflowAnnotations(annotations);
+  }
+  if (target.revisions.event !== "push" && !readOnly) {
+    await setApprovalStatus(gateway, target, outcomes, verdicts, runUrl);
+  }
+  if (pr && settings.labels && !readOnly) await syncLabels(gateway, pr, verdicts, outcomes);
+  core.setOutput("comment-url", commentUrls.join("\n"));
+  core.setOutput("check-run-id", checkIds.join(","));
+  return {
+    failed: failures.length > 0 ? failures.join("; ") : undefined,
+    outcomes,
+    verdicts,
+  };
+}
+
+async function createCheckRun(
+  gateway: GitHubGateway,
+  target: PlanTarget,
+  report: ProjectReport,
+  annotations: ReturnType<typeof projectAnnotations>,
+  runUrl: string | undefined,
+): Promise<number> {
+  const batches: (typeof annotations)[] = [];
+  for (let i = 0; i < annotations.length; i += 50) batches.push(annotations.slice(i, i + 50));
+  const h = outcomeHeadline(report.outcome);
+  const text = report.plan ? renderPlanText(report.plan, { priorName: "the base" }) : "";
+  const output = (batch: typeof annotations) => ({
+    title: `${projectLabel(report.path)}: ${h.text}`.slice(0, 250),
+    summary: renderProjectReport(report, {
+      budget: CHECK_OUTPUT_BUDGET,
+      fullPlanAt: "the full plan is in the job summary and the plan-json-file output",
+    }),
+    ...(text ? { text: clipText(text, CHECK_OUTPUT_BUDGET) } : {}),
+    ...(batch.length > 0 ? { annotations: batch } : {}),
+  });
+  const created = await gateway.createCheckRun({
+    name: `terfyn: ${projectLabel(report.path)}`,
+    headSha: target.statusSha,
+    conclusion: report.outcome.failing ? "failure" : "success",
+    ...(runUrl ? { detailsUrl: runUrl } : {}),
+    externalId: report.plan?.hash ?? "",
+    output: output(batches[0] ?? []),
+  });
+  for (const batch of batches.slice(1)) await gateway.updateCheckRun(created.id, output(batch));
+  return created.id;
+}
+
+/** Plain text within `limit` characters, cut at a line with a note. */
+export function clipText(s: string, limit: number): string {
+  const wrapped = `\`\`\`\`text\n${s}\`\`\`\`\n`;
+  if (wrapped.length <= limit) return wrapped;
+  const note =
+    "\n… (truncated; the full plan is in the job summary and the plan-json-file output)\n";
+  return `\`\`\`\`text\n${s.slice(0, limit - note.length - 20).replace(/\n[^\n]*$/, "")}${note}\`\`\`\`\n`;
+}
+
+async function upsertComment(
+  gateway: GitHubGateway,
+  issue: number,
+  report: ProjectReport,
+  comments: readonly IssueComment[],
+  mode: "changes" | "always",
+): Promise<string | undefined> {
+  const marker = stickyMarker(report.path);
+  const body = renderProjectReport(report, {
+    budget: COMMENT_BUDGET - 100,
+    marker,
+    fullPlanAt: "the full plan is in the workflow run's job summary",
+  });
+  // Found by marker and by author: a comment someone else planted with our marker is never
+  // edited (and never trusted).
+  const me = await gateway.identity();
+  const mine = comments.find((c) => c.body.startsWith(marker) && c.author === me);
+  const worthSaying =
+    mode === "always" ||
+    report.outcome.verdict !== "no-authority-change" ||
+    (report.plan?.summary.has_changes ?? true);
+  if (mine) {
+    if (mine.body === body) return mine.url;
+    return (await gateway.updateIssueComment(mine.id, body)).url;
+  }
+  if (!worthSaying) {
+    core.info(`terfyn: ${report.path}: nothing changed; no comment (input comment: changes)`);
+    return undefined;
+  }
+  return (await gateway.createIssueComment(issue, body)).url;
+}
+
+/** One status for the head: pending while an approval is needed, success when none is. */
+async function setApprovalStatus(
+  gateway: GitHubGateway,
+  target: PlanTarget,
+  outcomes: readonly ProjectOutcome[],
+  verdicts: readonly ProjectOutcomeVerdict[],
+  runUrl: string | undefined,
+): Promise<void> {
+  const blocked = outcomes.filter((_o, i) => verdicts[i]!.verdict === "blocked");
+  const waiting = outcomes.filter((_o, i) => verdicts[i]!.verdict === "needs-approval");
+  const approved = verdicts.filter((v) => v.verdict === "approved");
+  const names = (list: readonly ProjectOutcome[]) =>
+    list.map((o) => projectLabel(o.path)).join(", ");
+  const status =
+    blocked.length > 0
+      ? { state: "failure" as const, description: `blocked: ${names(blocked)}` }
+      : waiting.length > 0
+        ? { state: "pending" as const, description: `needs /terfyn approve: ${names(waiting)}` }
+        : {
+            state: "success" as const,
+            description:
+              approved.length > 0
+                ? `approved by ${approved.map((v) => `@${v.approval?.login}`).join(", ")}`
+                : "no approval needed",
+          };
+  try {
+    await gateway.setCommitStatus({
+      sha: target.statusSha,
+      context: "terfyn/approval",
+      ...status,
+      ...(runUrl ? { targetUrl: runUrl } : {}),
+    });
+  } catch (e) {
+    core.warning(describeApiError(e, "setting the terfyn/approval commit status"));
+  }
+}
+
+async function syncLabels(
+  gateway: GitHubGateway,
+  pr: NonNullable<PlanTarget["pullRequest"]>,
+  verdicts: readonly ProjectOutcomeVerdict[],
+  outcomes: readonly ProjectOutcome[],
+): Promise<void> {
+  const want = new Set<string>();
+  if (outcomes.some((o) => o.plan?.summary.widened)) want.add("terfyn:widened");
+  if (
+    verdicts.some((v) => v.verdict === "blocked" && v.counts.forbidden + v.counts.failedTests > 0)
+  )
+    want.add("terfyn:forbidden");
+  const ours = ["terfyn:widened", "terfyn:forbidden"];
+  const next = [...pr.labels.filter((l) => !ours.includes(l)), ...want];
+  const same = next.length === pr.labels.length && next.every((l) => pr.labels.includes(l));
+  if (same) return;
+  try {
+    // setLabels replaces the set: the pull request's other labels are kept as the event saw them.
+    await gateway.setLabels(pr.number, next);
+  } catch (e) {
+    core.warning(describeApiError(e, "labelling the pull request"));
+  }
+}
+
+/** Annotations through workflow commands: they need no token, so they work on forks. */
+function emitWorkflowAnnotations(annotations: ReturnType<typeof projectAnnotations>): void {
+  const { shown, omitted } = capWorkflowAnnotations(annotations);
+  for (const a of shown) {
+    const props = { file: a.path, startLine: a.start_line, endLine: a.end_line, title: a.title };
+    if (a.annotation_level === "failure") core.error(a.message, props);
+    else if (a.annotation_level === "warning") core.warning(a.message, props);
+    else core.notice(a.message, props);
+  }
+  if (omitted > 0)
+    core.notice(
+      `${omitted} more annotations are not shown (GitHub shows 10 per level per step); the job summary and the plan-json-file output have the full plan`,
+    );
+}
+
+function writePlanFile(outcomes: readonly ProjectOutcome[]): string {
+  const dir = process.env.RUNNER_TEMP || tmpdir();
+  const file = join(dir, `terfyn-plan-${process.env.GITHUB_RUN_ID ?? "local"}-${process.pid}.json`);
+  const plans = outcomes.map((o) => ({
+    project: o.path,
+    plan: o.plan ? planToJson(o.plan) : null,
+    errors: o.plan ? [] : o.head.diagnostics.filter((d) => d.severity === "error"),
+  }));
+  writeFileSync(file, `${JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2)}\n`);
+  return file;
+}
+
+async function writeSummary(reports: readonly ProjectReport[], planFile: string): Promise<void> {
+  const each = Math.floor((JOB_SUMMARY_BUDGET - 2_000) / Math.max(1, reports.length));
+  const parts = reports.map((r) =>
+    renderProjectReport(r, {
+      budget: each,
+      fullPlanAt: `the full plan JSON is the file in the plan-json-file output (${planFile}); upload it with actions/upload-artifact`,
+    }),
+  );
+  try {
+    await core.summary.addRaw(parts.join("\n\n")).write({ overwrite: false });
+  } catch (e) {
+    core.warning(`cannot write the job summary: ${(e as Error).message}`);
+  }
+}
+
+function setOutputs(
+  outcomes: readonly ProjectOutcome[],
+  verdicts: readonly ProjectOutcomeVerdict[],
+  planFile: string,
+): void {
+  const plans = outcomes.flatMap((o) => (o.plan ? [planToJson(o.plan)] : []));
+  const hashes = outcomes.map((o) => o.plan?.hash ?? "");
+  core.setOutput(
+    "plan-hash",
+    outcomes.length === 1
+      ? hashes[0]
+      : sha256(outcomes.map((o, i) => ({ project: o.path, hash: hashes[i] }))),
+  );
+  core.setOutput("widened", String(outcomes.some((o) => o.plan?.summary.widened)));
+  core.setOutput(
+    "forbidden",
+    String(outcomes.some((o) => o.plan?.summary.forbidden || o.tests.failed > 0)),
+  );
+  core.setOutput("has-changes", String(outcomes.some((o) => o.plan?.summary.has_changes)));
+  core.setOutput(
+    "approved",
+    String(
+      verdicts.some((v) => v.verdict === "approved") &&
+        !verdicts.some((v) => v.verdict === "needs-approval" || v.verdict === "blocked"),
+    ),
+  );
+  const json = JSON.stringify(outcomes.length === 1 ? (plans[0] ?? null) : plans);
+  if (json.length <= OUTPUT_LIMIT) core.setOutput("plan-json", json);
+  else {
+    core.setOutput("plan-json", "");
+    core.warning(
+      `the plan JSON is ${json.length} characters, over the 1 MB output limit; plan-json is empty and the plan is in the file named by plan-json-file`,
+    );
+  }
+  core.setOutput("plan-json-file", planFile);
+}

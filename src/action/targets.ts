@@ -1,0 +1,131 @@
+/**
+ * What an event asks the Action to plan, resolved to git objects:
+ * - `pull_request`: the merge result (GitHub's test merge commit when it is exactly base + head,
+ *   else a merge computed from git objects) against the base tip;
+ * - `merge_group`: the queue's commit against the queue's base;
+ * - `push`: the pushed commit against the commit before it (nothing, for a new branch).
+ * Event payloads are hostile data: every commit id is checked to be hex before git sees it.
+ */
+import { ensureCommit } from "../adapters/git/ensure-commit.ts";
+import { mergeResult } from "../adapters/git/merge-result.ts";
+import type { Revisions } from "../core/render/pr-report.ts";
+
+export interface PlanTarget {
+  revisions: Revisions;
+  /** The commit or tree to plan. */
+  current: string;
+  /** The commit it is planned against; undefined plans everything as new. */
+  prior?: string;
+  /** The commit check runs and statuses are set on. */
+  statusSha: string;
+  conflicts: string[];
+  pullRequest?: {
+    number: number;
+    author: string;
+    labels: string[];
+    /** "owner/name" of the head repository; differs from the base's on a fork. */
+    headRepo?: string;
+  };
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+const ZERO = /^0{40}$/;
+
+export class EventError extends Error {}
+
+function sha(value: unknown, what: string): string {
+  if (typeof value !== "string" || !SHA.test(value))
+    throw new EventError(`the event payload's ${what} is not a commit id`);
+  return value;
+}
+
+export async function pullRequestTarget(
+  repoRoot: string,
+  pr: {
+    number: number;
+    headSha: string;
+    baseSha: string;
+    author: string;
+    labels: string[];
+    headRepo?: string;
+    mergeCandidates: (string | undefined)[];
+  },
+  log: (m: string) => void,
+): Promise<PlanTarget> {
+  const head = sha(pr.headSha, "pull_request.head.sha");
+  const base = sha(pr.baseSha, "pull_request.base.sha");
+  await ensureCommit(repoRoot, head, log);
+  await ensureCommit(repoRoot, base, log);
+  let merge: Awaited<ReturnType<typeof mergeResult>> | undefined;
+  for (const candidate of pr.mergeCandidates) {
+    if (!candidate || !SHA.test(candidate)) continue;
+    try {
+      await ensureCommit(repoRoot, candidate, () => {});
+    } catch {
+      continue;
+    }
+    const m = await mergeResult(repoRoot, base, head, candidate);
+    if (!m.computed) {
+      merge = m;
+      break;
+    }
+  }
+  merge ??= await mergeResult(repoRoot, base, head);
+  return {
+    revisions: {
+      event: "pull_request",
+      base,
+      head,
+      merge: { id: merge.id, computed: merge.computed },
+    },
+    current: merge.tree,
+    prior: base,
+    statusSha: head,
+    conflicts: merge.conflicts,
+    pullRequest: {
+      number: pr.number,
+      author: pr.author,
+      labels: pr.labels,
+      ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+    },
+  };
+}
+
+export async function mergeGroupTarget(
+  repoRoot: string,
+  group: { head_sha?: unknown; base_sha?: unknown },
+  log: (m: string) => void,
+): Promise<PlanTarget> {
+  const head = sha(group.head_sha, "merge_group.head_sha");
+  const base = sha(group.base_sha, "merge_group.base_sha");
+  await ensureCommit(repoRoot, head, log);
+  await ensureCommit(repoRoot, base, log);
+  return {
+    revisions: { event: "merge_group", base, head },
+    current: head,
+    prior: base,
+    statusSha: head,
+    conflicts: [],
+  };
+}
+
+export async function pushTarget(
+  repoRoot: string,
+  push: { before?: unknown; after?: unknown },
+  log: (m: string) => void,
+): Promise<PlanTarget> {
+  const after = sha(push.after, "after");
+  await ensureCommit(repoRoot, after, log);
+  let before: string | undefined;
+  if (typeof push.before === "string" && SHA.test(push.before) && !ZERO.test(push.before)) {
+    before = push.before;
+    await ensureCommit(repoRoot, before, log);
+  }
+  return {
+    revisions: { event: "push", ...(before ? { base: before } : {}), head: after },
+    current: after,
+    ...(before ? { prior: before } : {}),
+    statusSha: after,
+    conflicts: [],
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * The only way Terfyn reaches GitHub: a narrow gateway of named verbs over one Octokit client.
+ * Raw Octokit never leaves src/adapters/github. There is no verb to merge, delete, resolve,
+ * minimize or force-update anything, and a request hook refuses every route that is not on the
+ * allowlist below (and every GraphQL mutation that is not), so even a future caller holding the
+ * client cannot send one: the request fails before it leaves the process.
+ */
+import { effectiveRole, type PermissionLevel } from "../../core/approvals/approval-comment.ts";
+import type { Annotation } from "../../core/render/plan-annotations.ts";
+import { type ClientOptions, createGitHubClient, type GitHubClient } from "./client.ts";
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export interface IssueComment {
+  id: number;
+  body: string;
+  author: string;
+  authorType: string;
+  createdAt: string;
+  updatedAt: string;
+  url: string;
+}
+
+/** Routes the gateway may call, as `METHOD /template`. Everything else is refused. */
+export const ALLOWED_ROUTES: readonly string[] = [
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+  "POST /repos/{owner}/{repo}/check-runs",
+  "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
+  "POST /repos/{owner}/{repo}/statuses/{sha}",
+  "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+  "PUT /repos/{owner}/{repo}/issues/{issue_number}/labels",
+  "GET /user",
+];
+
+/** GraphQL mutations that must never be sent, whatever asks (checked on every request). */
+export const FORBIDDEN_GRAPHQL = [
+  "resolveReviewThread",
+  "unresolveReviewThread",
+  "minimizeComment",
+  "mergePullRequest",
+  "enablePullRequestAutoMerge",
+  "updateRef",
+  "updateRefs",
+  "deleteRef",
+  "deleteIssueComment",
+  "deletePullRequestReviewComment",
+  "deletePullRequestReview",
+  "closePullRequest",
+  "dismissPullRequestReview",
+];
+
+export class ForbiddenRequestError extends Error {}
+
+/** Why a request may not be sent, or undefined when it may. */
+export function refusal(method: string, url: string, body?: unknown): string | undefined {
+  const m = method.toUpperCase();
+  if (m === "DELETE") return `${m} ${url}: Terfyn never deletes anything on GitHub`;
+  if (/\/graphql$/.test(url) || url === "/graphql") {
+    const query = String((body as { query?: unknown } | undefined)?.query ?? "");
+    for (const name of FORBIDDEN_GRAPHQL)
+      if (new RegExp(`\\b${name}\\b`).test(query))
+        return `GraphQL ${name}: Terfyn never merges, resolves, minimizes, deletes or force-updates`;
+    return undefined;
+  }
+  if (/\/merges?$/.test(url) || /\/pulls\/[^/]+\/merge$/.test(url))
+    return `${m} ${url}: Terfyn never merges`;
+  if (/\/git\/refs/.test(url)) return `${m} ${url}: Terfyn never moves refs through the API`;
+  const allowed = ALLOWED_ROUTES.some((route) => {
+    const [rm, template] = route.split(" ") as [string, string];
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    return rm === m && pattern.test(url);
+  });
+  return allowed ? undefined : `${m} ${url} is not a request Terfyn makes`;
+}
+
+/** Installs the refusal hook: a refused request throws before anything is sent. */
+export function guardClient(client: GitHubClient): GitHubClient {
+  client.hook.before("request", (o) => {
+    const url = String(o.url).replace(/^https?:\/\/[^/]+/, "");
+    const expanded = url.replace(/\{(\w+)\}/g, (_m, k: string) =>
+      encodeURIComponent(String((o as Record<string, unknown>)[k] ?? k)),
+    );
+    const why = refusal(String(o.method), expanded.split("?")[0] as string, o);
+    if (why) throw new ForbiddenRequestError(why);
+  });
+  return client;
+}
+
+export interface CheckRunOutput {
+  title: string;
+  summary: string;
+  text?: string;
+  annotations?: Annotation[];
+}
+
+export interface GitHubGateway {
+  /** The token's own login, once known (learned from what it created, or GET /user). */
+  identity(): Promise<string | undefined>;
+  listIssueComments(issue: number): Promise<IssueComment[]>;
+  createIssueComment(issue: number, body: string): Promise<{ id: number; url: string }>;
+  updateIssueComment(id: number, body: string): Promise<{ id: number; url: string }>;
+  createCheckRun(input: {
+    name: string;
+    headSha: string;
+    conclusion: "success" | "failure" | "neutral";
+    detailsUrl?: string;
+    externalId?: string;
+    output: CheckRunOutput;
+  }): Promise<{ id: number; url: string }>;
+  updateCheckRun(id: number, output: CheckRunOutput): Promise<void>;
+  setCommitStatus(input: {
+    sha: string;
+    state: "pending" | "success" | "failure" | "error";
+    context: string;
+    description: string;
+    targetUrl?: string;
+  }): Promise<void>;
+  /** The user's repository role, cached per login for the gateway's lifetime. */
+  collaboratorRole(login: string): Promise<{ level: PermissionLevel; name: string }>;
+  getPullRequest(number: number): Promise<{
+    headSha: string;
+    baseSha: string;
+    author: string;
+    mergeCommitSha?: string;
+    labels: string[];
+    headRepo?: string;
+  }>;
+  setLabels(issue: number, labels: readonly string[]): Promise<void>;
+}
+
+export function createGateway(
+  token: string,
+  repo: RepoRef,
+  options: ClientOptions & { identityHint?: string } = {},
+): GitHubGateway {
+  const client = guardClient(createGitHubClient(token, options));
+  let me: string | undefined = options.identityHint;
+  let meLooked = false;
+  const roles = new Map<string, { level: PermissionLevel; name: string }>();
+  return {
+    async identity() {
+      if (me || meLooked) return me;
+      meLooked = true;
+      try {
+        me = (await client.rest.users.getAuthenticated()).data.login;
+      } catch {
+        // An installation token (GITHUB_TOKEN) cannot read /user; its identity is learned from
+        // the check run it creates, or falls back to the Actions bot.
+        me = "github-actions[bot]";
+      }
+      return me;
+    },
+    async listIssueComments(issue) {
+      const items = await client.paginate(client.rest.issues.listComments, {
+        ...repo,
+        issue_number: issue,
+        per_page: 100,
+      });
+      return items.map((c) => ({
+        id: c.id,
+        body: c.body ?? "",
+        author: c.user?.login ?? "",
+        authorType: c.user?.type ?? "",
+        createdAt: c.created_at,
+        updatedAt: c.updated_at,
+        url: c.html_url,
+      }));
+    },
+    async createIssueComment(issue, body) {
+      const r = await client.rest.issues.createComment({ ...repo, issue_number: issue, body });
+      if (r.data.user?.login) me = r.data.user.login;
+      return { id: r.data.id, url: r.data.html_url };
+    },
+    async updateIssueComment(id, body) {
+      const r = await client.rest.issues.updateComment({ ...repo, comment_id: id, body });
+      return { id: r.data.id, url: r.data.html_url };
+    },
+    async createCheckRun(input) {
+      const r = await client.rest.checks.create({
+        ...repo,
+        name: input.name,
+        head_sha: input.headSha,
+        status: "completed",
+        conclusion: input.conclusion,
+        ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
+        ...(input.externalId ? { external_id: input.externalId } : {}),
+        output: input.output,
+      });
+      const slug = (r.data as { app?: { slug?: string } | null }).app?.slug;
+      if (slug && !me) me = `${slug}[bot]`;
+      return { id: r.data.id, url: r.data.html_url ?? "" };
+    },
+    async updateCheckRun(id, output) {
+      await client.rest.checks.update({ ...repo, check_run_id: id, output });
+    },
+    async setCommitStatus(input) {
+      await client.rest.repos.createCommitStatus({
+        ...repo,
+        sha: input.sha,
+        state: input.state,
+        context: input.context,
+        description: input.description.slice(0, 140),
+        ...(input.targetUrl ? { target_url: input.targetUrl } : {}),
+      });
+    },
+    async collaboratorRole(login) {
+      const cached = roles.get(login);
+      if (cached) return cached;
+      const r = await client.rest.repos.getCollaboratorPermissionLevel({
+        ...repo,
+        username: login,
+      });
+      const role = effectiveRole(r.data as Parameters<typeof effectiveRole>[0]);
+      roles.set(login, role);
+      return role;
+    },
+    async getPullRequest(number) {
+      const r = await client.rest.pulls.get({ ...repo, pull_number: number });
+      return {
+        headSha: r.data.head.sha,
+        baseSha: r.data.base.sha,
+        author: r.data.user?.login ?? "",
+        ...(r.data.merge_commit_sha ? { mergeCommitSha: r.data.merge_commit_sha } : {}),
+        labels: r.data.labels.map((l) => l.name),
+        ...(r.data.head.repo?.full_name ? { headRepo: r.data.head.repo.full_name } : {}),
+      };
+    },
+    async setLabels(issue, labels) {
+      await client.rest.issues.setLabels({ ...repo, issue_number: issue, labels: [...labels] });
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * File names are data from outside (git trees, disk): a name with a control character or a
+ * bidirectional-override character can hide a file from a reviewer (a newline splits a listing,
+ * U+202E reverses what is shown) or desynchronise a line-based protocol. Such a file is never
+ * skipped silently: it is a blocking diagnostic naming the file, escaped. Pure.
+ */
+import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { fileSpan } from "../source.ts";
+
+// C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate characters.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+export function hasUnsafeFileName(path: string): boolean {
+  return UNSAFE.test(path);
+}
+
+/** The name without its unsafe characters and trailing blanks: what a reader takes it for. */
+export function stripUnsafe(path: string): string {
+  return path.replace(new RegExp(UNSAFE.source, "gu"), "").trimEnd();
+}
+
+/** The name as it can be shown safely: JSON escapes for every unsafe character. */
+export function escapeFileName(path: string): string {
+  return path.replace(
+    new RegExp(UNSAFE.source, "gu"),
+    (c) => `\\u${c.codePointAt(0)?.toString(16).padStart(4, "0")}`,
+  );
+}
+
+export function unsafeFileNameDiagnostic(path: string): Diagnostic {
+  const shown = escapeFileName(path);
+  return diagnostic(
+    "TF2010",
+    fileSpan(shown),
+    `the file name ${JSON.stringify(shown)} contains a control or bidirectional-override character; rename the file (such names can hide a file from review)`,
+  );
+}
