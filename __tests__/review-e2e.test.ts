@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
@@ -26,6 +27,34 @@ function build() {
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+
+/**
+ * The example's model script with the Decider's decisions changed by `edit` (its other agents
+ * unchanged), written next to the run directory.
+ */
+function scriptWith(
+  b: { runDir: string },
+  edit: (decisions: Record<string, unknown>[]) => Record<string, unknown>[],
+): string {
+  const script = parseYaml(readFileSync(join(EXAMPLE, "model-script.yaml"), "utf8"));
+  const last = script.agents.Decider.at(-1);
+  last.output.decisions = edit(last.output.decisions);
+  const file = join(b.runDir, "..", "model-script.yaml");
+  writeFileSync(file, stringifyYaml(script));
+  return file;
+}
+
+const startArgs = (b: { repo: string; request: string; runDir: string }, script: string) => [
+  "review",
+  "--repo",
+  b.repo,
+  "--request",
+  b.request,
+  "--run-dir",
+  b.runDir,
+  "--model-script",
+  script,
+];
 
 describe("terfyn review (local mode)", () => {
   it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
@@ -110,6 +139,45 @@ describe("terfyn review (local mode)", () => {
     const again = await runTerfyn(["review", "--resume", b.runDir], b.repo);
     expect(again.code).toBe(0);
     expect(git(b.repo, "rev-parse", "HEAD")).toBe(newHead);
+  }, 120_000);
+
+  it("an answer-only run (the defect ticketed, no fix): straight to the publish gate, then done with its replies and no commit", async () => {
+    const b = build();
+    const script = scriptWith(b, (ds) =>
+      ds.map((x) => {
+        if (x.item !== "RT_101") return x;
+        const { reply: _reply, ...rest } = x;
+        return { ...rest, action: "ticket" };
+      }),
+    );
+    const start = await runTerfyn(startArgs(b, script), b.repo);
+    expect(start.code, start.stderr).toBe(2);
+    expect(state(b.runDir).awaiting).toMatchObject({ gate: "publish", artifact: "publish.json" });
+    const approved = await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+      b.repo,
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    const end = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout.split("\n")[0]).toBe(
+      "done: published replies and tickets; no code change needed proving",
+    );
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "done" });
+    expect(git(b.repo, "rev-parse", "HEAD")).toBe(b.head);
+    expect(git(b.repo, "status", "--porcelain")).toBe("");
+    expect(existsSync(join(b.runDir, "proof.json"))).toBe(false);
+    const replies = JSON.parse(readFileSync(join(b.runDir, "outbox", "replies.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(replies.map((r) => r.item).sort()).toEqual(["RT_102", "RT_103", "RT_106"]);
+    const tickets = JSON.parse(readFileSync(join(b.runDir, "outbox", "tickets.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(tickets.map((t) => t.item).sort()).toEqual(["RT_101", "RT_104"]);
+    const report = readFileSync(join(b.runDir, "report.md"), "utf8");
+    expect(report.split("\n")[0]).toBe("# Review run: done");
+    expect(report).toContain("no code change needed proving");
   }, 120_000);
 
   it("an edited plan.json after approval needs a fresh approval", async () => {

@@ -262,6 +262,83 @@ describe("review orchestrator", () => {
     });
   }
 
+  it("an answer-only run (answers, push-backs, tickets, no fix) skips planning, building and proving, and ends done with its replies", async () => {
+    const w = world();
+    const answerOnly = DECISIONS.map((x) =>
+      x.item === "t1" ? d("t1", "defect", "ticket", { detail: "read add.go" }) : x,
+    );
+    const p = ports(w, {
+      decide: async () => answerOnly,
+      compose: async (decisions, plan) => {
+        expect(plan).toBeUndefined();
+        return {
+          commit_message: "",
+          files: [],
+          replies: decisions
+            .filter((x) => x.reply)
+            .map((x) => ({ item: x.item, body: x.reply ?? "" })),
+          tickets: decisions
+            .filter((x) => x.action === "ticket")
+            .map((x) => ({ item: x.item, title: "follow-up", body: "from review" })),
+        };
+      },
+    });
+    const first = await runReview(p);
+    expect(first).toMatchObject({ status: "awaiting-approval", gate: "publish" });
+    approve(w, "publish");
+    const out = await runReview(p);
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "done",
+      reason: "published replies and tickets; no code change needed proving",
+    });
+    expect(w.calls.plan ?? 0).toBe(0);
+    expect(w.calls.build ?? 0).toBe(0);
+    expect(w.calls.prove ?? 0).toBe(0);
+    expect(w.files.has("proof.json")).toBe(false);
+    expect(w.published).toBe(1);
+    const publish = JSON.parse(w.files.get("publish.json") ?? "{}");
+    expect(publish.files).toEqual([]);
+    expect(publish.replies.map((r: { item: string }) => r.item)).toEqual(["t2", "t3", "t6"]);
+    expect(publish.tickets.map((t: { item: string }) => t.item)).toEqual(["t1", "t4"]);
+    const report = w.files.get("report.md") ?? "";
+    expect(report.split("\n")[0]).toBe("# Review run: done");
+    expect(report).toContain("no code change needed proving");
+  });
+
+  it("a plan with code changes cannot reach compose without its proof", async () => {
+    const w = world();
+    const p = ports(w, {
+      prove: async () => {
+        throw new Error("the process died in the prover");
+      },
+    });
+    await runReview(p);
+    approve(w, "plan");
+    await expect(runReview(p)).rejects.toThrow("died in the prover");
+    expect(w.state?.phase).toBe("prove");
+    // A hand-edited cursor that skips the prover.
+    w.state = { ...(w.state as ReviewRunState), phase: "compose" };
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toBe(
+      "phase compose cannot go on: its input proof.json is missing",
+    );
+    expect(w.published).toBe(0);
+  });
+
+  it("an artifact that does not match its schema stops the run naming the file and the field", async () => {
+    const w = world();
+    await runReview(ports(w));
+    w.files.set("plan.json", JSON.stringify({ ...PLAN, files: [3] }));
+    approve(w, "plan");
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toMatch(
+      /^plan\.json is not a valid artifact: files\[0\]: .*expected string/,
+    );
+  });
+
   it("ends not-approved when the plan is refused, and publishes nothing", async () => {
     const w = world();
     await runReview(ports(w));
