@@ -3,7 +3,9 @@ import {
   checkDecisions,
   type Decision,
   filesOutsidePlan,
+  planPathProblems,
   proofVerdict,
+  repoPathProblem,
   zeroDiffItems,
 } from "../src/core/review/doctrine.ts";
 
@@ -114,6 +116,28 @@ describe("doctrine", () => {
         "migrations/",
       ]),
     ).toEqual(["migrations/001.sql"]);
+  });
+
+  it("a plan's paths must be files of the repository: not absolute, not leaving it, not in .git", () => {
+    for (const ok of ["src/add.go", "a/b/c.txt", "..hidden/x", "x..y"])
+      expect(repoPathProblem(ok), ok).toBeUndefined();
+    expect(repoPathProblem("../x")).toBe("leaves the repository (..)");
+    expect(repoPathProblem("src/../../x")).toBe("leaves the repository (..)");
+    expect(repoPathProblem("/etc/passwd")).toBe("is absolute");
+    expect(repoPathProblem("C:/x")).toBe("is absolute");
+    expect(repoPathProblem("./x")).toBe("is not a normalised relative path");
+    expect(repoPathProblem("a//b")).toBe("is not a normalised relative path");
+    expect(repoPathProblem(".git/config")).toBe("is inside .git");
+    expect(repoPathProblem("a\\b")).toBe("contains a NUL byte or a backslash");
+    expect(
+      planPathProblems({
+        files: ["src/add.go", "../x"],
+        test_files: ["/abs"],
+        tests: [],
+        conventions: [],
+        items: [],
+      }),
+    ).toEqual(['"../x" leaves the repository (..)', '"/abs" is absolute']);
   });
 
   it("the prover: proven only when every new test fails with the change reverted", () => {

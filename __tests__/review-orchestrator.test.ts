@@ -339,6 +339,85 @@ describe("review orchestrator", () => {
     );
   });
 
+  for (const gate of ["plan", "publish"] as const) {
+    it(`a branch that moved while the run waited at the ${gate} gate ends the run stuck, with a report naming both commits`, async () => {
+      const w = world();
+      let head = "c3c3c3c0000000000000000000000000000000000";
+      const p = ports(w, { currentHead: async () => head });
+      let out = await runReview(p);
+      if (gate === "publish") {
+        approve(w, "plan");
+        out = await runReview(p);
+      }
+      expect(out).toMatchObject({ status: "awaiting-approval", gate });
+      head = "e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5";
+      approve(w, gate);
+      out = await runReview(p);
+      const reason = `the branch moved while the run waited at the ${gate} gate: the request's head is c3c3c3c, the branch is now at ${head}; nothing was published`;
+      expect(out).toEqual({ status: "ended", terminal: "stuck", reason });
+      expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: stuck");
+      expect(w.files.get("report.md")).toContain(reason);
+      expect(w.published).toBe(0);
+      expect(w.files.has("publishing.json")).toBe(false);
+    });
+  }
+
+  it("a publisher that refuses (the branch moved after the gate) ends the run stuck with its reason", async () => {
+    const w = world();
+    const out = await toEnd(
+      w,
+      ports(w, {
+        publish: async () => {
+          throw new Error(
+            "the branch moved since the run started (HEAD is e5e5e5e, expected c3c3c3c)",
+          );
+        },
+      }),
+    );
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "stuck",
+      reason:
+        "publishing failed: the branch moved since the run started (HEAD is e5e5e5e, expected c3c3c3c)",
+    });
+    expect(w.files.get("report.md")).toContain("HEAD is e5e5e5e, expected c3c3c3c");
+  });
+
+  for (const bad of ["../outside.go", "/etc/passwd", "pkg/../../x.go", ".git/hooks/pre-commit"]) {
+    it(`a plan naming ${bad} is refused at the plan phase (bad-input), before any gate`, async () => {
+      const w = world();
+      const p = ports(w, {
+        plan: async () => ({ plan: { ...PLAN, test_files: [bad] }, markdown: "plan\n" }),
+      });
+      const out = await runReview(p);
+      expect(out).toMatchObject({ status: "ended", terminal: "bad-input" });
+      expect(out.status === "ended" && out.reason).toContain(
+        `the plan names paths that are not files of the repository: ${JSON.stringify(bad)}`,
+      );
+      expect(w.files.has("plan.json")).toBe(false);
+      expect(w.calls.red ?? 0).toBe(0);
+      expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: bad-input");
+    });
+  }
+
+  it("a gate pause writes a report: which gate, the hash, and the exact approve command", async () => {
+    const w = world();
+    const out = await runReview(ports(w));
+    const hash = artifactHash(w.files.get("plan.json") ?? "");
+    expect(out).toMatchObject({ status: "awaiting-approval", gate: "plan", hash });
+    const report = w.files.get("report.md") ?? "";
+    expect(report.split("\n")[0]).toBe("# Review run: awaiting approval at the plan gate");
+    expect(report).toContain(`- hash: ${hash}`);
+    expect(report).toContain("- artifact: plan.json");
+    expect(report).toContain(`terfyn approve --run r1 --hash ${hash}`);
+    expect(report).toContain("terfyn review --resume r1");
+    approve(w, "plan");
+    await runReview(ports(w));
+    expect(w.files.get("report.md")?.split("\n")[0]).toBe(
+      "# Review run: awaiting approval at the publish gate",
+    );
+  });
+
   it("ends not-approved when the plan is refused, and publishes nothing", async () => {
     const w = world();
     await runReview(ports(w));

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
@@ -24,7 +24,12 @@ import { assertGate } from "../../core/review/gates.ts";
 import type { PublishArtifact, ReviewSteps } from "../../core/review/orchestrator.ts";
 import type { Verdict } from "../../core/review/referee.ts";
 import { missingFacts, parseAgentsMd, type RepoFacts } from "../../core/review/repo-facts.ts";
-import { provenance, type ReviewRequest, requestSchema } from "../../core/review/request.ts";
+import {
+  parseRequest,
+  provenance,
+  type ReviewRequest,
+  requestSchema,
+} from "../../core/review/request.ts";
 import { asDataBlock } from "../../core/review/untrusted-text.ts";
 import { RunStore } from "../fs/run-store.ts";
 import { BranchWriter } from "../git/branch-writer.ts";
@@ -95,8 +100,15 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   async intake(): Promise<ReviewRequest> {
-    const raw = JSON.parse(await readFile(this.c.requestFile, "utf8"));
-    const request = requestSchema.parse(raw);
+    let text: string;
+    try {
+      text = await readFile(this.c.requestFile, "utf8");
+    } catch (e) {
+      throw new Error(`cannot read ${this.c.requestFile}: ${(e as NodeJS.ErrnoException).code}`);
+    }
+    const parsed = parseRequest(text, basename(this.c.requestFile));
+    if (parsed.problems) throw new Error(parsed.problems.join("; "));
+    const { request } = parsed;
     await this.loadFacts();
     const git = await this.git();
     const head = await git.head();
@@ -296,6 +308,10 @@ export class LocalReviewSteps implements ReviewSteps {
             .digest("hex")
             .slice(0, 16),
         };
+  }
+
+  async currentHead(): Promise<string> {
+    return (await this.git()).head();
   }
 
   async changedFiles(): Promise<string[]> {

@@ -138,6 +138,31 @@ export function filesOutsidePlan(
   return changed.filter((f) => !allowed.has(f) || isProtected(f));
 }
 
+/**
+ * Why a path a plan names is not a file of the repository: absolute, leaving the tree (`..`),
+ * not normalised, or inside `.git`. Undefined for a plain repository-relative path.
+ */
+export function repoPathProblem(path: string): string | undefined {
+  if (path === "") return "is empty";
+  if (path.includes("\0") || path.includes("\\")) return "contains a NUL byte or a backslash";
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
+  const parts = path.split("/");
+  if (parts.includes("..")) return "leaves the repository (..)";
+  if (parts.some((p) => p === "" || p === ".")) return "is not a normalised relative path";
+  if (parts.some((p) => p.toLowerCase() === ".git")) return "is inside .git";
+  return undefined;
+}
+
+/** The plan's files and test files that are not plain repository-relative paths, each with why. */
+export function planPathProblems(plan: ReviewPlan): string[] {
+  const out: string[] = [];
+  for (const f of [...plan.files, ...plan.test_files]) {
+    const problem = repoPathProblem(f);
+    if (problem) out.push(`${JSON.stringify(f)} ${problem}`);
+  }
+  return out;
+}
+
 /** Items whose decided action must leave the tree untouched. */
 export function zeroDiffItems(decisions: readonly Decision[]): string[] {
   return decisions.filter((d) => !DIFF_ACTIONS.includes(d.action)).map((d) => d.item);

@@ -20,7 +20,7 @@ import {
 } from "./phases.ts";
 import type { ReviewOutcome, ReviewPorts, ReviewRunState } from "./ports.ts";
 import { DEFAULT_LIMITS } from "./referee.ts";
-import { composeReport } from "./report.ts";
+import { composeGateReport, composeReport } from "./report.ts";
 
 export type {
   PublishArtifact,
@@ -62,6 +62,18 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
       if (result && "end" in result) throw new RunEnd(result.end, result.reason);
       if (result && "await" in result) {
         const { gate, hash, artifact } = result.await;
+        const decisions = (await readArtifact(ports.files, "decisions.json").catch(() => undefined))
+          ?.decisions;
+        await ports.files.write(
+          "report.md",
+          composeGateReport({
+            gate,
+            hash,
+            artifact,
+            run: ports.runId,
+            ...(decisions ? { decisions } : {}),
+          }),
+        );
         await save({ status: "awaiting-approval", awaiting: { gate, hash, artifact } });
         ports.progress(`gate ${gate}: waiting for approval of ${artifact} (${hash})`);
         return { status: "awaiting-approval", gate, hash, artifact };

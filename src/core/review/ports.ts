@@ -78,9 +78,8 @@ export interface ReviewSteps {
 }
 
 export interface ReviewPorts {
+  /** The run's id; in local mode its directory, as `terfyn approve --run` takes it. */
   runId: string;
-  /** How a human names this run in commands (`terfyn approve --run DIR`); defaults to runId. */
-  runLabel?: string;
   files: RunFiles;
   readState(): Promise<ReviewRunState | undefined>;
   writeState(state: ReviewRunState): Promise<void>;

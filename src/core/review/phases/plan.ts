@@ -1,8 +1,11 @@
 /**
  * Plan: the files to touch and the failing tests to write first. With no `fix` decision there is
- * nothing to plan, build or prove: an empty plan goes straight to composing the replies.
+ * nothing to plan, build or prove: an empty plan goes straight to composing the replies. A plan
+ * naming a path outside the repository (absolute, `..`, `.git`) is refused here, bad-input,
+ * before any gate shows it or any phase acts on it.
  */
-import type { PhaseDefinition } from "../phase.ts";
+import { planPathProblems } from "../doctrine.ts";
+import { end, type PhaseDefinition } from "../phase.ts";
 
 export const planPhase: PhaseDefinition<"plan"> = {
   name: "plan",
@@ -27,6 +30,12 @@ export const planPhase: PhaseDefinition<"plan"> = {
       return { next: "compose" };
     }
     const { plan, markdown } = await ctx.ports.steps.plan(request, decisions);
+    const outside = planPathProblems(plan);
+    if (outside.length > 0)
+      return end(
+        "bad-input",
+        `the plan names paths that are not files of the repository: ${outside.join("; ")}`,
+      );
     await ctx.write("plan.json", plan);
     await ctx.write("plan.md", markdown);
     return undefined;

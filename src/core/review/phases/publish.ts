@@ -1,7 +1,8 @@
 /**
  * Publish, exactly once: a recorded result means it happened; a start marker without a result
  * means it may have partly happened, which only a human can check. The publisher itself checks
- * the publish gate again (gates.assertGate).
+ * the publish gate again (gates.assertGate). A publisher that refuses (the branch moved since
+ * the gate) ends the run stuck with its reason, never as an internal error.
  */
 import { artifactHash } from "../gates.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
@@ -24,7 +25,14 @@ export const publishPhase: PhaseDefinition<"publish"> = {
       started_at: ctx.ports.now(),
       publish: artifactHash(text),
     });
-    const published = await ctx.ports.steps.publish(artifact, text, await ctx.ports.approvals());
+    let published: Awaited<ReturnType<typeof ctx.ports.steps.publish>>;
+    try {
+      published = await ctx.ports.steps.publish(artifact, text, await ctx.ports.approvals());
+    } catch (e) {
+      // The publisher refused or failed part-way (the branch moved, the push was rejected):
+      // publishing.json stays, so no later attempt publishes over a partial result.
+      return end("stuck", `publishing failed: ${(e as Error).message}`);
+    }
     await ctx.write("published.json", published);
     return undefined;
   },
