@@ -118,6 +118,38 @@ describe("doctrine", () => {
     ).toEqual(["migrations/001.sql"]);
   });
 
+  it("protected entries as a repository writes them: paths, globs and directories", () => {
+    const everything = {
+      files: [
+        "yarn.lock",
+        "pkg/a/Cargo.lock",
+        "src/api.generated.js",
+        "src/sub/api.generated.js",
+        "vendor/lib/x.js",
+        "vendors/x.js",
+        "third_party/a/b.c",
+        "LICENSE",
+        "LICENSE.md",
+        "docs/LICENSE",
+        "src/add.go",
+      ],
+      test_files: [],
+      tests: [],
+      conventions: [],
+      items: [],
+    };
+    const protectedBy = (patterns: string[]) =>
+      filesOutsidePlan(everything.files, everything, patterns);
+    expect(protectedBy(["**/*.lock"])).toEqual(["yarn.lock", "pkg/a/Cargo.lock"]);
+    expect(protectedBy(["src/*.generated.js"])).toEqual(["src/api.generated.js"]);
+    expect(protectedBy(["vendor"])).toEqual(["vendor/lib/x.js"]);
+    expect(protectedBy(["vendor/"])).toEqual(["vendor/lib/x.js"]);
+    expect(protectedBy(["./third_party"])).toEqual(["third_party/a/b.c"]);
+    expect(protectedBy(["LICENSE"])).toEqual(["LICENSE"]);
+    expect(protectedBy(["!src/add.go", "# comment"])).toEqual([]);
+    expect(protectedBy([])).toEqual([]);
+  });
+
   it("a plan's paths must be files of the repository: not absolute, not leaving it, not in .git", () => {
     for (const ok of ["src/add.go", "a/b/c.txt", "..hidden/x", "x..y"])
       expect(repoPathProblem(ok), ok).toBeUndefined();

@@ -450,5 +450,33 @@ describe("extend-only files in local mode", () => {
     expect(await steps.extendOnlyViolations()).toEqual([]);
     writeFileSync(changelog, original.split("\n").slice(1).join("\n"));
     expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+    // An insertion in the middle removes no line, but it is not an append at the end.
+    const lines = original.split("\n");
+    const middle = Math.max(1, Math.floor(lines.length / 2));
+    writeFileSync(
+      changelog,
+      [...lines.slice(0, middle), "- inserted in the middle", ...lines.slice(middle)].join("\n"),
+    );
+    expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+    writeFileSync(changelog, `- inserted at the top\n${original}`);
+    expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+  });
+
+  it("extend-only entries may be globs: a file they match is held to append-only too", async () => {
+    const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
+    const b = build();
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
+    const steps = new LocalReviewSteps({
+      repoDir: b.repo,
+      requestFile: b.request,
+      runDir: b.runDir,
+      agents: undefined as never,
+      model: undefined as never,
+      progress: () => {},
+    });
+    const readme = join(b.repo, "README.md");
+    writeFileSync(readme, `new first line\n${readFileSync(readme, "utf8")}`);
+    expect(await steps.extendOnlyViolations()).toEqual(["AGENTS.md", "README.md"]);
   });
 });

@@ -18,7 +18,12 @@ import { PHASE_TABLE } from "../src/core/review/phase-table.ts";
 import { describeSeamViolation, guardSeam, nextPhase, PHASES } from "../src/core/review/phases.ts";
 import type { ReviewPorts } from "../src/core/review/ports.ts";
 import { DEFAULT_LIMITS } from "../src/core/review/referee.ts";
-import { missingFacts, parseAgentsMd } from "../src/core/review/repo-facts.ts";
+import {
+  isAppendedAtEnd,
+  matchesRepoPattern,
+  missingFacts,
+  parseAgentsMd,
+} from "../src/core/review/repo-facts.ts";
 
 const plan = '{"files":["src/add.go"],"tests":["TestAdd"]}';
 const approve = (gate: "plan" | "publish", bytes: string): ApprovalEntry => ({
@@ -187,5 +192,36 @@ describe("repository facts from AGENTS.md", () => {
       "format",
       "typecheck",
     ]);
+  });
+
+  it("reads protected globs and directories as written", () => {
+    const facts = parseAgentsMd(
+      "## Protected files\n- `**/*.lock` — lock files\n- `src/*.generated.js`\n- vendor (third-party code)\n\n## Extend-only files\n- `docs/adr/*.md`\n",
+    );
+    expect(facts.protected).toEqual(["**/*.lock", "src/*.generated.js", "vendor"]);
+    expect(facts.extendOnly).toEqual(["docs/adr/*.md"]);
+    expect(matchesRepoPattern("docs/adr/0001-x.md", "docs/adr/*.md")).toBe(true);
+    expect(matchesRepoPattern("vendor/a/b.js", "vendor")).toBe(true);
+    expect(matchesRepoPattern("vendored.js", "vendor")).toBe(false);
+  });
+});
+
+describe("extend-only: appended at the end only", () => {
+  const b = (s: string) => Buffer.from(s);
+  it("accepts an append at the end, and a new file", () => {
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nb\nc\n"))).toBe(true);
+    expect(isAppendedAtEnd(b("a\nb"), b("a\nb\nc\n"))).toBe(true);
+    expect(isAppendedAtEnd(b("a\n"), b("a\n"))).toBe(true);
+    expect(isAppendedAtEnd(b(""), b("x\n"))).toBe(true);
+    expect(isAppendedAtEnd(undefined, b("x\n"))).toBe(true);
+  });
+
+  it("refuses an insertion in the middle or at the top, an edit, a shortening and a deletion", () => {
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nnew\nb\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("new\na\nb\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nB\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb"), b("a\nbc\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\n"), undefined)).toBe(false);
   });
 });

@@ -627,6 +627,28 @@ describe("protected files", () => {
   });
 });
 
+describe("protected directories and globs", () => {
+  for (const [pattern, file] of [
+    ["vendor", "vendor/lib/add.go"],
+    ["**/*.lock", "tools/go.lock"],
+  ] as const) {
+    it(`${pattern} protects ${file}, even when the plan lists it`, async () => {
+      const w = world();
+      const p = ports(w, {
+        plan: async () => ({ plan: { ...PLAN, files: ["add.go", file] }, markdown: "plan\n" }),
+        changedFiles: async () => ["add.go", file, "add_test.go"],
+        protectedFiles: async () => [pattern],
+      });
+      const out = await toEnd(w, p);
+      expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+      expect(out.status === "ended" && out.reason).toContain(
+        `protected by the repository: ${file}`,
+      );
+      expect(w.published).toBe(0);
+    });
+  }
+});
+
 describe("extend-only files", () => {
   it("a change that modifies an extend-only file instead of adding to it stops the run", async () => {
     const w = world();

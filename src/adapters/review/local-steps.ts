@@ -23,7 +23,13 @@ import {
 import { assertGate } from "../../core/review/gates.ts";
 import type { PublishArtifact, ReviewSteps } from "../../core/review/orchestrator.ts";
 import type { Verdict } from "../../core/review/referee.ts";
-import { missingFacts, parseAgentsMd, type RepoFacts } from "../../core/review/repo-facts.ts";
+import {
+  isAppendedAtEnd,
+  matchesAnyRepoPattern,
+  missingFacts,
+  parseAgentsMd,
+  type RepoFacts,
+} from "../../core/review/repo-facts.ts";
 import {
   parseRequest,
   provenance,
@@ -239,13 +245,13 @@ export class LocalReviewSteps implements ReviewSteps {
 
   async extendOnlyViolations(): Promise<string[]> {
     const extendOnly = (await this.ensureFacts()).extendOnly;
-    const changed = await this.changedFiles();
+    const git = await this.git();
     const out: string[] = [];
-    for (const file of changed.filter((f) => extendOnly.includes(f))) {
-      // Any removed line means the file was modified, not only added to.
-      const r = await this.run("git", ["diff", "--numstat", "HEAD", "--", file]);
-      const removed = Number(r.output.trim().split(/\s+/)[1] ?? "0");
-      if (r.code !== 0 || removed > 0) out.push(file);
+    for (const file of await this.changedFiles()) {
+      if (!matchesAnyRepoPattern(file, extendOnly)) continue;
+      // Appended at the end only: an insertion in the middle, an edit or a removal is refused.
+      const { head, worktree } = await git.fileVersions(file);
+      if (!isAppendedAtEnd(head, worktree)) out.push(file);
     }
     return out;
   }

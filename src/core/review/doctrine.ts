@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { article } from "../words.ts";
+import { matchesAnyRepoPattern } from "./repo-facts.ts";
 
 export const ITEM_CLASSES = [
   "defect",
@@ -126,16 +127,17 @@ export function checkDecisions(
   return out;
 }
 
-/** Files a change touched that the approved plan does not list, or that the repository protects. */
+/**
+ * Files a change touched that the approved plan does not list, or that the repository protects
+ * (AGENTS.md entries: paths, globs, directories; see matchesRepoPattern).
+ */
 export function filesOutsidePlan(
   changed: readonly string[],
   plan: ReviewPlan,
   protectedPaths: readonly string[] = [],
 ): string[] {
   const allowed = new Set([...plan.files, ...plan.test_files]);
-  const isProtected = (f: string) =>
-    protectedPaths.some((p) => f === p || (p.endsWith("/") && f.startsWith(p)));
-  return changed.filter((f) => !allowed.has(f) || isProtected(f));
+  return changed.filter((f) => !allowed.has(f) || matchesAnyRepoPattern(f, protectedPaths));
 }
 
 /**
