@@ -3,7 +3,9 @@ import {
   checkDecisions,
   type Decision,
   filesOutsidePlan,
+  planPathProblems,
   proofVerdict,
+  repoPathProblem,
   zeroDiffItems,
 } from "../src/core/review/doctrine.ts";
 
@@ -114,6 +116,60 @@ describe("doctrine", () => {
         "migrations/",
       ]),
     ).toEqual(["migrations/001.sql"]);
+  });
+
+  it("protected entries as a repository writes them: paths, globs and directories", () => {
+    const everything = {
+      files: [
+        "yarn.lock",
+        "pkg/a/Cargo.lock",
+        "src/api.generated.js",
+        "src/sub/api.generated.js",
+        "vendor/lib/x.js",
+        "vendors/x.js",
+        "third_party/a/b.c",
+        "LICENSE",
+        "LICENSE.md",
+        "docs/LICENSE",
+        "src/add.go",
+      ],
+      test_files: [],
+      tests: [],
+      conventions: [],
+      items: [],
+    };
+    const protectedBy = (patterns: string[]) =>
+      filesOutsidePlan(everything.files, everything, patterns);
+    expect(protectedBy(["**/*.lock"])).toEqual(["yarn.lock", "pkg/a/Cargo.lock"]);
+    expect(protectedBy(["src/*.generated.js"])).toEqual(["src/api.generated.js"]);
+    expect(protectedBy(["vendor"])).toEqual(["vendor/lib/x.js"]);
+    expect(protectedBy(["vendor/"])).toEqual(["vendor/lib/x.js"]);
+    expect(protectedBy(["./third_party"])).toEqual(["third_party/a/b.c"]);
+    expect(protectedBy(["LICENSE"])).toEqual(["LICENSE"]);
+    expect(protectedBy(["!src/add.go", "# comment"])).toEqual([]);
+    expect(protectedBy([])).toEqual([]);
+  });
+
+  it("a plan's paths must be files of the repository: not absolute, not leaving it, not in .git", () => {
+    for (const ok of ["src/add.go", "a/b/c.txt", "..hidden/x", "x..y"])
+      expect(repoPathProblem(ok), ok).toBeUndefined();
+    expect(repoPathProblem("../x")).toBe("leaves the repository (..)");
+    expect(repoPathProblem("src/../../x")).toBe("leaves the repository (..)");
+    expect(repoPathProblem("/etc/passwd")).toBe("is absolute");
+    expect(repoPathProblem("C:/x")).toBe("is absolute");
+    expect(repoPathProblem("./x")).toBe("is not a normalised relative path");
+    expect(repoPathProblem("a//b")).toBe("is not a normalised relative path");
+    expect(repoPathProblem(".git/config")).toBe("is inside .git");
+    expect(repoPathProblem("a\\b")).toBe("contains a NUL byte or a backslash");
+    expect(
+      planPathProblems({
+        files: ["src/add.go", "../x"],
+        test_files: ["/abs"],
+        tests: [],
+        conventions: [],
+        items: [],
+      }),
+    ).toEqual(['"../x" leaves the repository (..)', '"/abs" is absolute']);
   });
 
   it("the prover: proven only when every new test fails with the change reverted", () => {

@@ -129,6 +129,32 @@ describe("BranchWriter: reading", () => {
   });
 });
 
+describe("BranchWriter: fileVersions", () => {
+  it("reads a file's bytes at HEAD and in the working tree; absent where there is none", async () => {
+    const { work } = setup();
+    const w = await open(work);
+    write(work, "src/a.ts", "export const a = 1;\nexport const more = 2;\n");
+    write(work, "src/new.ts", "new\n");
+    rmSync(join(work, "src/b.ts"));
+    const a = await w.fileVersions("src/a.ts");
+    expect(a.head?.toString()).toBe("export const a = 1;\n");
+    expect(a.worktree?.toString()).toBe("export const a = 1;\nexport const more = 2;\n");
+    expect(await w.fileVersions("src/new.ts")).toEqual({ worktree: Buffer.from("new\n") });
+    expect((await w.fileVersions("src/b.ts")).worktree).toBeUndefined();
+    expect((await w.fileVersions("src/b.ts")).head?.toString()).toBe("export const b = 2;\n");
+    await expect(w.fileVersions("../x")).rejects.toThrow(BranchWriterRefusal);
+  });
+
+  it("cat-file reads one blob by id and nothing else", () => {
+    expect(() => assertAllowedGitArgs(["cat-file", "-p", "HEAD:src/a.ts"])).toThrow(
+      ForbiddenGitOperation,
+    );
+    expect(() => assertAllowedGitArgs(["cat-file", "blob", "HEAD:src/a.ts"])).toThrow(
+      /exactly one blob/,
+    );
+  });
+});
+
 describe("BranchWriter: snapshot, revertToHead, restore", () => {
   it("round-trips exact bytes and modes, including a new file and a deleted file", async () => {
     const { work } = setup();
@@ -454,6 +480,8 @@ describe("assertAllowedGitArgs: the guard in front of every git process", () => 
       ["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff", "HEAD"],
       ["ls-files", "--others", "--exclude-standard", "-z"],
       ["ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD", "--", "src/a.ts"],
+      ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", "src/a.ts"],
+      ["cat-file", "blob", "0123456789abcdef0123456789abcdef01234567"],
       ["restore", "--source=HEAD", "--worktree", "--", "src/a.ts", "-f", "+odd name"],
       ["add", "--all", "--", "src/a.ts", "--force"],
       ["commit", "--quiet", "--file=-"],
@@ -496,6 +524,7 @@ describe("BranchWriter: no way around the guard", () => {
       "changedFiles",
       "commit",
       "constructor",
+      "fileVersions",
       "head",
       "push",
       "restore",

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
@@ -26,6 +27,40 @@ function build() {
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+
+type ScriptTurn = { output?: Record<string, unknown> };
+
+/**
+ * The example's model script with the output of `agent`'s last turn changed by `edit` (every
+ * other turn unchanged), written next to the run directory.
+ */
+function scriptWith(
+  b: { runDir: string },
+  agent: "Decider" | "Planner",
+  edit: (output: Record<string, unknown>) => Record<string, unknown>,
+): string {
+  const script = parseYaml(readFileSync(join(EXAMPLE, "model-script.yaml"), "utf8")) as {
+    agents: Record<string, ScriptTurn[]>;
+  };
+  const last = script.agents[agent]?.at(-1);
+  if (!last?.output) throw new Error(`the example script has no ${agent} output`);
+  last.output = edit(last.output);
+  const file = join(b.runDir, "..", "model-script.yaml");
+  writeFileSync(file, stringifyYaml(script));
+  return file;
+}
+
+const startArgs = (b: { repo: string; request: string; runDir: string }, script: string) => [
+  "review",
+  "--repo",
+  b.repo,
+  "--request",
+  b.request,
+  "--run-dir",
+  b.runDir,
+  "--model-script",
+  script,
+];
 
 describe("terfyn review (local mode)", () => {
   it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
@@ -112,6 +147,45 @@ describe("terfyn review (local mode)", () => {
     expect(git(b.repo, "rev-parse", "HEAD")).toBe(newHead);
   }, 120_000);
 
+  it("an answer-only run (the defect ticketed, no fix): straight to the publish gate, then done with its replies and no commit", async () => {
+    const b = build();
+    const script = scriptWith(b, "Decider", (out) => ({
+      decisions: (out.decisions as Record<string, unknown>[]).map((x) => {
+        if (x.item !== "RT_101") return x;
+        const { reply: _reply, ...rest } = x;
+        return { ...rest, action: "ticket" };
+      }),
+    }));
+    const start = await runTerfyn(startArgs(b, script), b.repo);
+    expect(start.code, start.stderr).toBe(2);
+    expect(state(b.runDir).awaiting).toMatchObject({ gate: "publish", artifact: "publish.json" });
+    const approved = await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+      b.repo,
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    const end = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout.split("\n")[0]).toBe(
+      "done: published replies and tickets; no code change needed proving",
+    );
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "done" });
+    expect(git(b.repo, "rev-parse", "HEAD")).toBe(b.head);
+    expect(git(b.repo, "status", "--porcelain")).toBe("");
+    expect(existsSync(join(b.runDir, "proof.json"))).toBe(false);
+    const replies = JSON.parse(readFileSync(join(b.runDir, "outbox", "replies.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(replies.map((r) => r.item).sort()).toEqual(["RT_102", "RT_103", "RT_106"]);
+    const tickets = JSON.parse(readFileSync(join(b.runDir, "outbox", "tickets.json"), "utf8")) as {
+      item: string;
+    }[];
+    expect(tickets.map((t) => t.item).sort()).toEqual(["RT_101", "RT_104"]);
+    const report = readFileSync(join(b.runDir, "report.md"), "utf8");
+    expect(report.split("\n")[0]).toBe("# Review run: done");
+    expect(report).toContain("no code change needed proving");
+  }, 120_000);
+
   it("an edited plan.json after approval needs a fresh approval", async () => {
     const b = build();
     await runTerfyn(
@@ -166,10 +240,96 @@ describe("terfyn review (local mode)", () => {
       ],
       b.repo,
     );
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
     expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain(
       "AGENTS.md does not declare: typecheck",
+    );
+  }, 120_000);
+});
+
+describe("terfyn review: every exit is a terminal state with a report", () => {
+  const SCRIPT = join(EXAMPLE, "model-script.yaml");
+  const approveAwaited = async (b: { runDir: string; repo: string }) => {
+    const r = await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+      b.repo,
+    );
+    expect(r.code, r.stderr).toBe(0);
+  };
+  /** A human's commit on the branch, of a file the run does not touch. */
+  const humanPush = (repo: string) => {
+    writeFileSync(join(repo, "README.md"), "# edited by a human while the run waited\n");
+    execFileSync(
+      "git",
+      ["-c", "user.name=h", "-c", "user.email=h@x", "commit", "-qm", "human", "--", "README.md"],
+      { cwd: repo },
+    );
+    return git(repo, "rev-parse", "HEAD");
+  };
+
+  for (const gate of ["plan", "publish"] as const) {
+    it(`a branch moved while the run waited at the ${gate} gate: stuck, exit 1, a report naming both commits, nothing published`, async () => {
+      const b = build();
+      let r = await runTerfyn(startArgs(b, SCRIPT), b.repo);
+      expect(r.code, r.stderr).toBe(2);
+      if (gate === "publish") {
+        await approveAwaited(b);
+        r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+        expect(r.code, r.stderr).toBe(2);
+      }
+      expect(state(b.runDir).awaiting.gate).toBe(gate);
+      const paused = readFileSync(join(b.runDir, "report.md"), "utf8");
+      expect(paused).toContain(`awaiting approval at the ${gate} gate`);
+      expect(paused).toContain(
+        `terfyn approve --run ${b.runDir} --hash ${state(b.runDir).awaiting.hash}`,
+      );
+      const moved = humanPush(b.repo);
+      await approveAwaited(b);
+      r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).not.toContain("internal error");
+      expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "stuck" });
+      const report = readFileSync(join(b.runDir, "report.md"), "utf8");
+      expect(report.split("\n")[0]).toBe("# Review run: stuck");
+      expect(report).toContain(`waited at the ${gate} gate`);
+      expect(report).toContain(b.head);
+      expect(report).toContain(moved);
+      expect(git(b.repo, "rev-parse", "HEAD")).toBe(moved);
+      expect(existsSync(join(b.runDir, "publishing.json"))).toBe(false);
+      expect(existsSync(join(b.runDir, "outbox"))).toBe(false);
+    }, 120_000);
+  }
+
+  it("a plan naming a path outside the repository is refused at the plan phase: bad-input, exit 1", async () => {
+    const b = build();
+    const script = scriptWith(b, "Planner", (plan) => ({ ...plan, files: ["../outside.js"] }));
+    const r = await runTerfyn(startArgs(b, script), b.repo);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toContain("internal error");
+    expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
+    expect(r.stdout.split("\n")[0]).toBe(
+      'bad-input: the plan names paths that are not files of the repository: "../outside.js" leaves the repository (..)',
+    );
+    expect(existsSync(join(b.runDir, "plan.json"))).toBe(false);
+    expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain("(phase plan)");
+  }, 120_000);
+
+  it("an invalid request.json: a short located message, bad-input, exit 1", async () => {
+    const b = build();
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    request.threads[2].comments[0].commit = "HEAD~1";
+    delete request.branch;
+    writeFileSync(b.request, JSON.stringify(request));
+    const r = await runTerfyn(startArgs(b, SCRIPT), b.repo);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout.split("\n")[0]).toBe(
+      "bad-input: the request could not be read: request.json: branch: Invalid input: expected string, received undefined; request.json: threads[2].comments[0].commit: a commit id: 7 to 64 lowercase hex digits",
+    );
+    expect(r.stdout).not.toContain('"code"');
+    expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
+    expect(readFileSync(join(b.runDir, "report.md"), "utf8").split("\n")[0]).toBe(
+      "# Review run: bad-input",
     );
   }, 120_000);
 });
@@ -290,5 +450,33 @@ describe("extend-only files in local mode", () => {
     expect(await steps.extendOnlyViolations()).toEqual([]);
     writeFileSync(changelog, original.split("\n").slice(1).join("\n"));
     expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+    // An insertion in the middle removes no line, but it is not an append at the end.
+    const lines = original.split("\n");
+    const middle = Math.max(1, Math.floor(lines.length / 2));
+    writeFileSync(
+      changelog,
+      [...lines.slice(0, middle), "- inserted in the middle", ...lines.slice(middle)].join("\n"),
+    );
+    expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+    writeFileSync(changelog, `- inserted at the top\n${original}`);
+    expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
+  });
+
+  it("extend-only entries may be globs: a file they match is held to append-only too", async () => {
+    const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
+    const b = build();
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
+    const steps = new LocalReviewSteps({
+      repoDir: b.repo,
+      requestFile: b.request,
+      runDir: b.runDir,
+      agents: undefined as never,
+      model: undefined as never,
+      progress: () => {},
+    });
+    const readme = join(b.repo, "README.md");
+    writeFileSync(readme, `new first line\n${readFileSync(readme, "utf8")}`);
+    expect(await steps.extendOnlyViolations()).toEqual(["AGENTS.md", "README.md"]);
   });
 });

@@ -2,7 +2,10 @@
  * Review-run machinery: gates keyed to content, seam guards, and repository facts from
  * AGENTS.md (seed 003, principles 2–5 and 18–19).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ARTIFACTS } from "../src/core/review/artifacts.ts";
 import {
   type ApprovalEntry,
   artifactHash,
@@ -10,8 +13,17 @@ import {
   checkGate,
   GateRefused,
 } from "../src/core/review/gates.ts";
+import { phaseContext } from "../src/core/review/phase.ts";
+import { PHASE_TABLE } from "../src/core/review/phase-table.ts";
 import { describeSeamViolation, guardSeam, nextPhase, PHASES } from "../src/core/review/phases.ts";
-import { missingFacts, parseAgentsMd } from "../src/core/review/repo-facts.ts";
+import type { ReviewPorts } from "../src/core/review/ports.ts";
+import { DEFAULT_LIMITS } from "../src/core/review/referee.ts";
+import {
+  isAppendedAtEnd,
+  matchesRepoPattern,
+  missingFacts,
+  parseAgentsMd,
+} from "../src/core/review/repo-facts.ts";
 
 const plan = '{"files":["src/add.go"],"tests":["TestAdd"]}';
 const approve = (gate: "plan" | "publish", bytes: string): ApprovalEntry => ({
@@ -86,6 +98,59 @@ describe("seams", () => {
   });
 });
 
+describe("the phase table", () => {
+  it("has one entry per phase, named as its key, and every artifact it names is in the registry", () => {
+    expect(Object.keys(PHASE_TABLE)).toEqual([...PHASES]);
+    for (const [name, phase] of Object.entries(PHASE_TABLE)) {
+      expect(phase.name).toBe(name);
+      for (const a of [...phase.reads, ...phase.optionalReads, ...phase.writes])
+        expect(Object.keys(ARTIFACTS), `${name}: ${a}`).toContain(a);
+    }
+  });
+
+  it("every input a phase requires is written by a phase before it", () => {
+    const written = new Set<string>();
+    for (const p of PHASES) {
+      for (const r of PHASE_TABLE[p].reads) expect(written, `${p} reads ${r}`).toContain(r);
+      for (const w of PHASE_TABLE[p].writes) written.add(w);
+    }
+  });
+
+  it("the orchestrator has no per-phase branch: it names no phase", () => {
+    const source = readFileSync(
+      join(import.meta.dirname, "..", "src", "core", "review", "orchestrator.ts"),
+      "utf8",
+    );
+    expect(source).not.toMatch(/\bswitch\b|\bcase\b/);
+    for (const p of PHASES) expect(source, p).not.toContain(`"${p}"`);
+  });
+
+  it("a phase may only read and write the artifacts its entry declares", async () => {
+    const files = new Map([["proof.json", "{}"]]);
+    const ports = {
+      files: {
+        read: async (n: string) => files.get(n),
+        write: async (n: string, t: string) => void files.set(n, t),
+        size: async (n: string) => files.get(n)?.length,
+      },
+    } as unknown as ReviewPorts;
+    const state = () => ({
+      run_id: "r",
+      status: "running" as const,
+      build: { iteration: 0, identical_retries: 0, escalations: 0 },
+      updated_at: "t",
+    });
+    const ctx = phaseContext(PHASE_TABLE.decide, ports, DEFAULT_LIMITS, state, async () => {});
+    await expect(ctx.readOptional("proof.json")).rejects.toThrow(
+      "phase decide reads proof.json, which its table entry does not declare",
+    );
+    await expect(ctx.write("plan.md", "x")).rejects.toThrow(
+      "phase decide writes plan.md, which its table entry does not declare",
+    );
+    expect(files.has("plan.md")).toBe(false);
+  });
+});
+
 describe("repository facts from AGENTS.md", () => {
   const agentsMd = `# Working here
 
@@ -127,5 +192,36 @@ describe("repository facts from AGENTS.md", () => {
       "format",
       "typecheck",
     ]);
+  });
+
+  it("reads protected globs and directories as written", () => {
+    const facts = parseAgentsMd(
+      "## Protected files\n- `**/*.lock` — lock files\n- `src/*.generated.js`\n- vendor (third-party code)\n\n## Extend-only files\n- `docs/adr/*.md`\n",
+    );
+    expect(facts.protected).toEqual(["**/*.lock", "src/*.generated.js", "vendor"]);
+    expect(facts.extendOnly).toEqual(["docs/adr/*.md"]);
+    expect(matchesRepoPattern("docs/adr/0001-x.md", "docs/adr/*.md")).toBe(true);
+    expect(matchesRepoPattern("vendor/a/b.js", "vendor")).toBe(true);
+    expect(matchesRepoPattern("vendored.js", "vendor")).toBe(false);
+  });
+});
+
+describe("extend-only: appended at the end only", () => {
+  const b = (s: string) => Buffer.from(s);
+  it("accepts an append at the end, and a new file", () => {
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nb\nc\n"))).toBe(true);
+    expect(isAppendedAtEnd(b("a\nb"), b("a\nb\nc\n"))).toBe(true);
+    expect(isAppendedAtEnd(b("a\n"), b("a\n"))).toBe(true);
+    expect(isAppendedAtEnd(b(""), b("x\n"))).toBe(true);
+    expect(isAppendedAtEnd(undefined, b("x\n"))).toBe(true);
+  });
+
+  it("refuses an insertion in the middle or at the top, an edit, a shortening and a deletion", () => {
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nnew\nb\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("new\na\nb\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\nB\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb"), b("a\nbc\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\nb\n"), b("a\n"))).toBe(false);
+    expect(isAppendedAtEnd(b("a\n"), undefined)).toBe(false);
   });
 });

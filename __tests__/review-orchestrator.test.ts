@@ -262,6 +262,162 @@ describe("review orchestrator", () => {
     });
   }
 
+  it("an answer-only run (answers, push-backs, tickets, no fix) skips planning, building and proving, and ends done with its replies", async () => {
+    const w = world();
+    const answerOnly = DECISIONS.map((x) =>
+      x.item === "t1" ? d("t1", "defect", "ticket", { detail: "read add.go" }) : x,
+    );
+    const p = ports(w, {
+      decide: async () => answerOnly,
+      compose: async (decisions, plan) => {
+        expect(plan).toBeUndefined();
+        return {
+          commit_message: "",
+          files: [],
+          replies: decisions
+            .filter((x) => x.reply)
+            .map((x) => ({ item: x.item, body: x.reply ?? "" })),
+          tickets: decisions
+            .filter((x) => x.action === "ticket")
+            .map((x) => ({ item: x.item, title: "follow-up", body: "from review" })),
+        };
+      },
+    });
+    const first = await runReview(p);
+    expect(first).toMatchObject({ status: "awaiting-approval", gate: "publish" });
+    approve(w, "publish");
+    const out = await runReview(p);
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "done",
+      reason: "published replies and tickets; no code change needed proving",
+    });
+    expect(w.calls.plan ?? 0).toBe(0);
+    expect(w.calls.build ?? 0).toBe(0);
+    expect(w.calls.prove ?? 0).toBe(0);
+    expect(w.files.has("proof.json")).toBe(false);
+    expect(w.published).toBe(1);
+    const publish = JSON.parse(w.files.get("publish.json") ?? "{}");
+    expect(publish.files).toEqual([]);
+    expect(publish.replies.map((r: { item: string }) => r.item)).toEqual(["t2", "t3", "t6"]);
+    expect(publish.tickets.map((t: { item: string }) => t.item)).toEqual(["t1", "t4"]);
+    const report = w.files.get("report.md") ?? "";
+    expect(report.split("\n")[0]).toBe("# Review run: done");
+    expect(report).toContain("no code change needed proving");
+  });
+
+  it("a plan with code changes cannot reach compose without its proof", async () => {
+    const w = world();
+    const p = ports(w, {
+      prove: async () => {
+        throw new Error("the process died in the prover");
+      },
+    });
+    await runReview(p);
+    approve(w, "plan");
+    await expect(runReview(p)).rejects.toThrow("died in the prover");
+    expect(w.state?.phase).toBe("prove");
+    // A hand-edited cursor that skips the prover.
+    w.state = { ...(w.state as ReviewRunState), phase: "compose" };
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toBe(
+      "phase compose cannot go on: its input proof.json is missing",
+    );
+    expect(w.published).toBe(0);
+  });
+
+  it("an artifact that does not match its schema stops the run naming the file and the field", async () => {
+    const w = world();
+    await runReview(ports(w));
+    w.files.set("plan.json", JSON.stringify({ ...PLAN, files: [3] }));
+    approve(w, "plan");
+    const out = await runReview(ports(w));
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toMatch(
+      /^plan\.json is not a valid artifact: files\[0\]: .*expected string/,
+    );
+  });
+
+  for (const gate of ["plan", "publish"] as const) {
+    it(`a branch that moved while the run waited at the ${gate} gate ends the run stuck, with a report naming both commits`, async () => {
+      const w = world();
+      let head = "c3c3c3c0000000000000000000000000000000000";
+      const p = ports(w, { currentHead: async () => head });
+      let out = await runReview(p);
+      if (gate === "publish") {
+        approve(w, "plan");
+        out = await runReview(p);
+      }
+      expect(out).toMatchObject({ status: "awaiting-approval", gate });
+      head = "e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5";
+      approve(w, gate);
+      out = await runReview(p);
+      const reason = `the branch moved while the run waited at the ${gate} gate: the request's head is c3c3c3c, the branch is now at ${head}; nothing was published`;
+      expect(out).toEqual({ status: "ended", terminal: "stuck", reason });
+      expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: stuck");
+      expect(w.files.get("report.md")).toContain(reason);
+      expect(w.published).toBe(0);
+      expect(w.files.has("publishing.json")).toBe(false);
+    });
+  }
+
+  it("a publisher that refuses (the branch moved after the gate) ends the run stuck with its reason", async () => {
+    const w = world();
+    const out = await toEnd(
+      w,
+      ports(w, {
+        publish: async () => {
+          throw new Error(
+            "the branch moved since the run started (HEAD is e5e5e5e, expected c3c3c3c)",
+          );
+        },
+      }),
+    );
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "stuck",
+      reason:
+        "publishing failed: the branch moved since the run started (HEAD is e5e5e5e, expected c3c3c3c)",
+    });
+    expect(w.files.get("report.md")).toContain("HEAD is e5e5e5e, expected c3c3c3c");
+  });
+
+  for (const bad of ["../outside.go", "/etc/passwd", "pkg/../../x.go", ".git/hooks/pre-commit"]) {
+    it(`a plan naming ${bad} is refused at the plan phase (bad-input), before any gate`, async () => {
+      const w = world();
+      const p = ports(w, {
+        plan: async () => ({ plan: { ...PLAN, test_files: [bad] }, markdown: "plan\n" }),
+      });
+      const out = await runReview(p);
+      expect(out).toMatchObject({ status: "ended", terminal: "bad-input" });
+      expect(out.status === "ended" && out.reason).toContain(
+        `the plan names paths that are not files of the repository: ${JSON.stringify(bad)}`,
+      );
+      expect(w.files.has("plan.json")).toBe(false);
+      expect(w.calls.red ?? 0).toBe(0);
+      expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: bad-input");
+    });
+  }
+
+  it("a gate pause writes a report: which gate, the hash, and the exact approve command", async () => {
+    const w = world();
+    const out = await runReview(ports(w));
+    const hash = artifactHash(w.files.get("plan.json") ?? "");
+    expect(out).toMatchObject({ status: "awaiting-approval", gate: "plan", hash });
+    const report = w.files.get("report.md") ?? "";
+    expect(report.split("\n")[0]).toBe("# Review run: awaiting approval at the plan gate");
+    expect(report).toContain(`- hash: ${hash}`);
+    expect(report).toContain("- artifact: plan.json");
+    expect(report).toContain(`terfyn approve --run r1 --hash ${hash}`);
+    expect(report).toContain("terfyn review --resume r1");
+    approve(w, "plan");
+    await runReview(ports(w));
+    expect(w.files.get("report.md")?.split("\n")[0]).toBe(
+      "# Review run: awaiting approval at the publish gate",
+    );
+  });
+
   it("ends not-approved when the plan is refused, and publishes nothing", async () => {
     const w = world();
     await runReview(ports(w));
@@ -469,6 +625,28 @@ describe("protected files", () => {
     expect(out.status === "ended" && out.reason).toContain("protected by the repository: LICENSE");
     expect(w.published).toBe(0);
   });
+});
+
+describe("protected directories and globs", () => {
+  for (const [pattern, file] of [
+    ["vendor", "vendor/lib/add.go"],
+    ["**/*.lock", "tools/go.lock"],
+  ] as const) {
+    it(`${pattern} protects ${file}, even when the plan lists it`, async () => {
+      const w = world();
+      const p = ports(w, {
+        plan: async () => ({ plan: { ...PLAN, files: ["add.go", file] }, markdown: "plan\n" }),
+        changedFiles: async () => ["add.go", file, "add_test.go"],
+        protectedFiles: async () => [pattern],
+      });
+      const out = await toEnd(w, p);
+      expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+      expect(out.status === "ended" && out.reason).toContain(
+        `protected by the repository: ${file}`,
+      );
+      expect(w.published).toBe(0);
+    });
+  }
 });
 
 describe("extend-only files", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { provenance, requestSchema } from "../src/core/review/request.ts";
+import { parseRequest, provenance, requestSchema } from "../src/core/review/request.ts";
 
 const request = requestSchema.parse({
   format_version: "1",
@@ -55,6 +55,31 @@ describe("request provenance", () => {
 
   it("rejects a request without the fields provenance needs", () => {
     expect(requestSchema.safeParse({ format_version: "1", threads: [] }).success).toBe(false);
+  });
+});
+
+describe("an invalid request", () => {
+  it("is a short located message per problem (field path, what is expected), not zod's dump", () => {
+    const bad = structuredClone(request) as Record<string, unknown>;
+    bad.format_version = 2;
+    (bad.threads as { comments: { commit: string }[] }[])[1]!.comments[0]!.commit = "HEAD";
+    const r = parseRequest(JSON.stringify(bad), "request.json");
+    expect(r.problems).toEqual([
+      'request.json: format_version: Invalid input: expected "1"',
+      "request.json: threads[1].comments[0].commit: a commit id: 7 to 64 lowercase hex digits",
+    ]);
+    expect(r.problems?.join("\n")).not.toMatch(/[{}[\]"]code"/);
+  });
+
+  it("names a file that is not JSON, and caps a long list of problems", () => {
+    expect(parseRequest("{ nope", "req.json").problems?.[0]).toMatch(/^req\.json is not JSON: /);
+    const many = parseRequest("{}", "request.json").problems ?? [];
+    expect(many).toHaveLength(4);
+    expect(many.at(-1)).toMatch(/^request\.json: \(and \d+ more\)$/);
+  });
+
+  it("a valid one parses", () => {
+    expect(parseRequest(JSON.stringify(request), "request.json").request?.head).toBe("c3c3c3c");
   });
 });
 

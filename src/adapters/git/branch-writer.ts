@@ -3,7 +3,8 @@
  * "GitHub App: review-response runs", seed 003 principle 12 "Never do the socially irreversible
  * thing").
  *
- * What it can do: read HEAD and the branch, list changed files, snapshot / revert / restore
+ * What it can do: read HEAD and the branch, list changed files, read a file at HEAD and in the
+ * working tree (for the extend-only check), snapshot / revert / restore
  * working-tree files for the prover, make one normal commit on an expected parent, and push that
  * branch fast-forward only.
  *
@@ -189,6 +190,15 @@ const ALLOWED: Record<string, Allowed> = {
     options: ["-r", "-z", "--name-only", "--full-tree"],
     positionals: [1, 1],
     paths: true,
+  },
+  "cat-file": {
+    options: [],
+    positionals: [2, 2],
+    paths: false,
+    check: (p) =>
+      p[0] === "blob" && /^[0-9a-f]{40,64}$/.test(p[1] ?? "")
+        ? undefined
+        : "cat-file reads exactly one blob, by its object id",
   },
   "rev-list": {
     options: ["--parents", "--max-count=1"],
@@ -418,6 +428,23 @@ export class BranchWriter {
     ]);
     const untracked = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
     return unique([...splitZ(tracked.stdout), ...splitZ(untracked.stdout)]);
+  }
+
+  /**
+   * A file's bytes at HEAD and in the working tree, each absent where there is no regular file
+   * (a symlink in the working tree counts as absent): what the extend-only check compares.
+   */
+  async fileVersions(path: string): Promise<{ head?: Buffer; worktree?: Buffer }> {
+    const p = checkPath(path);
+    const listed = await this.#run(["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", p]);
+    const entry = splitZ(listed.stdout).find((e) => e.endsWith(`\t${p}`));
+    const blob = entry?.match(/^\d+ blob ([0-9a-f]{40,64})\t/)?.[1];
+    const head = blob ? (await this.#run(["cat-file", "blob", blob])).stdout : undefined;
+    const now = await this.#read(p);
+    return {
+      ...(head ? { head } : {}),
+      ...(now.kind === "file" ? { worktree: now.bytes } : {}),
+    };
   }
 
   /** Paths staged in the index that differ from HEAD. */

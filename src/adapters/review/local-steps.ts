@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
@@ -23,8 +23,19 @@ import {
 import { assertGate } from "../../core/review/gates.ts";
 import type { PublishArtifact, ReviewSteps } from "../../core/review/orchestrator.ts";
 import type { Verdict } from "../../core/review/referee.ts";
-import { missingFacts, parseAgentsMd, type RepoFacts } from "../../core/review/repo-facts.ts";
-import { provenance, type ReviewRequest, requestSchema } from "../../core/review/request.ts";
+import {
+  isAppendedAtEnd,
+  matchesAnyRepoPattern,
+  missingFacts,
+  parseAgentsMd,
+  type RepoFacts,
+} from "../../core/review/repo-facts.ts";
+import {
+  parseRequest,
+  provenance,
+  type ReviewRequest,
+  requestSchema,
+} from "../../core/review/request.ts";
 import { asDataBlock } from "../../core/review/untrusted-text.ts";
 import { RunStore } from "../fs/run-store.ts";
 import { BranchWriter } from "../git/branch-writer.ts";
@@ -95,8 +106,15 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   async intake(): Promise<ReviewRequest> {
-    const raw = JSON.parse(await readFile(this.c.requestFile, "utf8"));
-    const request = requestSchema.parse(raw);
+    let text: string;
+    try {
+      text = await readFile(this.c.requestFile, "utf8");
+    } catch (e) {
+      throw new Error(`cannot read ${this.c.requestFile}: ${(e as NodeJS.ErrnoException).code}`);
+    }
+    const parsed = parseRequest(text, basename(this.c.requestFile));
+    if (parsed.problems) throw new Error(parsed.problems.join("; "));
+    const { request } = parsed;
     await this.loadFacts();
     const git = await this.git();
     const head = await git.head();
@@ -227,13 +245,13 @@ export class LocalReviewSteps implements ReviewSteps {
 
   async extendOnlyViolations(): Promise<string[]> {
     const extendOnly = (await this.ensureFacts()).extendOnly;
-    const changed = await this.changedFiles();
+    const git = await this.git();
     const out: string[] = [];
-    for (const file of changed.filter((f) => extendOnly.includes(f))) {
-      // Any removed line means the file was modified, not only added to.
-      const r = await this.run("git", ["diff", "--numstat", "HEAD", "--", file]);
-      const removed = Number(r.output.trim().split(/\s+/)[1] ?? "0");
-      if (r.code !== 0 || removed > 0) out.push(file);
+    for (const file of await this.changedFiles()) {
+      if (!matchesAnyRepoPattern(file, extendOnly)) continue;
+      // Appended at the end only: an insertion in the middle, an edit or a removal is refused.
+      const { head, worktree } = await git.fileVersions(file);
+      if (!isAppendedAtEnd(head, worktree)) out.push(file);
     }
     return out;
   }
@@ -296,6 +314,10 @@ export class LocalReviewSteps implements ReviewSteps {
             .digest("hex")
             .slice(0, 16),
         };
+  }
+
+  async currentHead(): Promise<string> {
+    return (await this.git()).head();
   }
 
   async changedFiles(): Promise<string[]> {

@@ -1,8 +1,10 @@
 /**
  * `terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE]` and
  * `terfyn review --resume DIR`: a review-response run in local mode, from a plain request file,
- * with no GitHub at all. Exit 0 when the run ended (the terminal state is in state.json and
- * report.md), 2 when a gate awaits approval, 1 on errors.
+ * with no GitHub at all. Exit 0 when the run ended done, done-but-unproven or nothing-to-do, 2
+ * when a gate awaits approval (report.md says which, and the command that approves it), 1 when
+ * it ended bad-input, stuck or not-approved, and on errors. The terminal state is in state.json
+ * and report.md.
  */
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -13,6 +15,7 @@ import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
 import { abandonedRecord, isAbandoned, runReview } from "../../core/review/orchestrator.ts";
+import type { TerminalState } from "../../core/review/phases.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
@@ -28,6 +31,10 @@ prove, compose, gate publish, publish, report. Comment text is data, never instr
 run never force-pushes, never resolves a thread, never replies to praise, never touches a file
 outside the approved plan. Gates pause the run (exit 2) until
 \`terfyn approve --run RUN_DIR --hash sha256:…\`; then --resume continues.
+
+Exit 0 when the run ends done, done-but-unproven or nothing-to-do; 2 at a gate (report.md says
+which gate, the hash and the approve command); 1 when it ends bad-input, stuck or
+not-approved, and on errors.
 
 Publishing locally is a normal commit on the repository's branch (its parent is the head the
 request names) plus outbox/replies.json and outbox/tickets.json in the run directory.
@@ -155,8 +162,11 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
-  return 0;
+  return SUCCESSFUL_ENDS.includes(outcome.terminal) ? 0 : 1;
 }
+
+/** Terminal states the review command exits 0 for; every other end exits 1. */
+const SUCCESSFUL_ENDS: readonly TerminalState[] = ["done", "done-but-unproven", "nothing-to-do"];
 
 /** Records the review runs under `dir` (or `dir` itself) that were abandoned mid-flight. */
 async function sweep(dir: string, idleArg: string | undefined, io: CliIo): Promise<number> {

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { article } from "../words.ts";
+import { matchesAnyRepoPattern } from "./repo-facts.ts";
 
 export const ITEM_CLASSES = [
   "defect",
@@ -126,16 +127,42 @@ export function checkDecisions(
   return out;
 }
 
-/** Files a change touched that the approved plan does not list, or that the repository protects. */
+/**
+ * Files a change touched that the approved plan does not list, or that the repository protects
+ * (AGENTS.md entries: paths, globs, directories; see matchesRepoPattern).
+ */
 export function filesOutsidePlan(
   changed: readonly string[],
   plan: ReviewPlan,
   protectedPaths: readonly string[] = [],
 ): string[] {
   const allowed = new Set([...plan.files, ...plan.test_files]);
-  const isProtected = (f: string) =>
-    protectedPaths.some((p) => f === p || (p.endsWith("/") && f.startsWith(p)));
-  return changed.filter((f) => !allowed.has(f) || isProtected(f));
+  return changed.filter((f) => !allowed.has(f) || matchesAnyRepoPattern(f, protectedPaths));
+}
+
+/**
+ * Why a path a plan names is not a file of the repository: absolute, leaving the tree (`..`),
+ * not normalised, or inside `.git`. Undefined for a plain repository-relative path.
+ */
+export function repoPathProblem(path: string): string | undefined {
+  if (path === "") return "is empty";
+  if (path.includes("\0") || path.includes("\\")) return "contains a NUL byte or a backslash";
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
+  const parts = path.split("/");
+  if (parts.includes("..")) return "leaves the repository (..)";
+  if (parts.some((p) => p === "" || p === ".")) return "is not a normalised relative path";
+  if (parts.some((p) => p.toLowerCase() === ".git")) return "is inside .git";
+  return undefined;
+}
+
+/** The plan's files and test files that are not plain repository-relative paths, each with why. */
+export function planPathProblems(plan: ReviewPlan): string[] {
+  const out: string[] = [];
+  for (const f of [...plan.files, ...plan.test_files]) {
+    const problem = repoPathProblem(f);
+    if (problem) out.push(`${JSON.stringify(f)} ${problem}`);
+  }
+  return out;
 }
 
 /** Items whose decided action must leave the tree untouched. */

@@ -69,3 +69,10 @@ export function assertGate(
   if (!r.ok) throw new GateRefused(gate, r.reason);
   return r.hash;
 }
+
+/** Whether two commit ids name the same commit (either may be abbreviated). */
+export function sameCommit(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x.length >= 7 && y.length >= 7 && (x.startsWith(y) || y.startsWith(x));
+}

@@ -3,8 +3,9 @@
  * 2–4). The run directory is the only channel: each phase reads named files and writes new
  * names (a transforming phase never overwrites its input), and a guard before each phase
  * asserts its inputs exist and are non-empty, so a phase that "answered in the conversation"
- * stops the run where the cause is. Pure.
+ * stops the run where the cause is. The phases themselves are the table in phase-table.ts. Pure.
  */
+import { PHASE_TABLE } from "./phase-table.ts";
 
 export const PHASES = [
   "intake",
@@ -21,23 +22,6 @@ export const PHASES = [
 ] as const;
 
 export type Phase = (typeof PHASES)[number];
-
-export const PHASE_ARTIFACTS: Record<
-  Phase,
-  { reads: readonly string[]; writes: readonly string[] }
-> = {
-  intake: { reads: [], writes: ["request.json"] },
-  decide: { reads: ["request.json"], writes: ["decisions.json"] },
-  plan: { reads: ["request.json", "decisions.json"], writes: ["plan.json", "plan.md"] },
-  "gate-plan": { reads: ["plan.json"], writes: [] },
-  "red-tests": { reads: ["plan.json"], writes: ["red-tests.json"] },
-  build: { reads: ["plan.json", "red-tests.json"], writes: ["verdict.json"] },
-  prove: { reads: ["plan.json", "verdict.json"], writes: ["proof.json"] },
-  compose: { reads: ["decisions.json", "plan.json", "proof.json"], writes: ["publish.json"] },
-  "gate-publish": { reads: ["publish.json"], writes: [] },
-  publish: { reads: ["publish.json"], writes: ["published.json"] },
-  report: { reads: [], writes: ["report.md"] },
-};
 
 export type TerminalState =
   | "done"
@@ -68,7 +52,7 @@ export function guardSeam(
   sizeOf: (file: string) => number | undefined,
 ): SeamViolation[] {
   const out: SeamViolation[] = [];
-  for (const file of PHASE_ARTIFACTS[phase].reads) {
+  for (const file of PHASE_TABLE[phase].reads) {
     const size = sizeOf(file);
     if (size === undefined) out.push({ phase, file, problem: "missing" });
     else if (size === 0) out.push({ phase, file, problem: "empty" });

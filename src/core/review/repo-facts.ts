@@ -1,8 +1,11 @@
 /**
  * The repository knows itself (seed 003, principles 18–19): its commands (install, test, single
  * test, lint, format, typecheck) and its protected and extend-only files come from its
- * AGENTS.md. A missing fact is named, never guessed from the shape of the tree. Pure.
+ * AGENTS.md. A missing fact is named, never guessed from the shape of the tree. Protected and
+ * extend-only entries are read as the repository writes them: a path, a glob (lock files at any
+ * depth, `src/*.generated.js`), or a directory (`vendor`, `vendor/`: everything below it). Pure.
  */
+import { minimatch } from "minimatch";
 
 export const COMMAND_FACTS = [
   "install",
@@ -88,4 +91,47 @@ export function missingFacts(
   needed: readonly CommandFact[] = COMMAND_FACTS,
 ): CommandFact[] {
   return needed.filter((f) => !facts.commands[f]);
+}
+
+const MATCH = { dot: true, nonegate: true, nocomment: true } as const;
+
+/**
+ * Whether a repository-relative file is covered by a protected or extend-only entry of
+ * AGENTS.md: the path itself, a glob that matches it, or a directory (with or without a
+ * trailing slash, glob or not) it lies below. A leading `./` or `/` anchors at the root, as it
+ * does anyway.
+ */
+export function matchesRepoPattern(file: string, pattern: string): boolean {
+  const p = pattern
+    .trim()
+    .replace(/^\.?\/+/, "")
+    .replace(/\/+$/, "");
+  if (p === "") return false;
+  return minimatch(file, p, MATCH) || minimatch(file, `${p}/**`, MATCH);
+}
+
+/** Whether any of `patterns` covers `file`. */
+export function matchesAnyRepoPattern(file: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => matchesRepoPattern(file, p));
+}
+
+/**
+ * Whether an extend-only file was only appended to, at its end: the new bytes start with the
+ * old ones, and an old last line without its newline was not continued. A new file is all
+ * appended; a deleted one is not.
+ */
+export function isAppendedAtEnd(
+  before: Uint8Array | undefined,
+  after: Uint8Array | undefined,
+): boolean {
+  if (before === undefined) return true;
+  if (after === undefined || after.length < before.length) return false;
+  for (let i = 0; i < before.length; i++) if (after[i] !== before[i]) return false;
+  const NEWLINE = 0x0a;
+  return (
+    before.length === 0 ||
+    after.length === before.length ||
+    before[before.length - 1] === NEWLINE ||
+    after[before.length] === NEWLINE
+  );
 }

@@ -2,9 +2,12 @@
  * The report written on every exit of a review run (seed 003, principles 10 and 17): it names
  * the terminal state first, then leads with whatever contradicts the request (an item the
  * request called a defect that was not one, an instruction found in comment text, a vacuous
- * test), and only then the counts. "done-but-unproven" is never rounded up to "done". Pure.
+ * test), and only then the counts. "done-but-unproven" is never rounded up to "done". A run
+ * paused at a gate has a report too: what awaits whom, and the exact command that approves it.
+ * Pure.
  */
 import type { Decision } from "./doctrine.ts";
+import type { GateName } from "./gates.ts";
 import type { Phase, TerminalState } from "./phases.ts";
 
 export interface ReportInput {
@@ -83,6 +86,50 @@ export function composeReport(r: ReportInput): string {
       `- replies: ${r.published.replies}`,
       `- tickets: ${r.published.tickets}`,
     );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export interface GateReportInput {
+  gate: GateName;
+  hash: string;
+  /** The artifact whose exact bytes the hash is of. */
+  artifact: string;
+  /** The run directory, as `terfyn approve --run` takes it. */
+  run: string;
+  decisions?: readonly Decision[];
+}
+
+const AWAITS: Record<GateName, string> = {
+  plan: "a maintainer's approval of the plan (the files to change and the tests to write first) before any code is written",
+  publish:
+    "a maintainer's approval of the commit and the exact reply texts before anything reaches the branch or the threads",
+};
+
+/** The report of a run paused at a gate: which gate, what awaits whom, and how to approve it. */
+export function composeGateReport(r: GateReportInput): string {
+  const lines = [
+    `# Review run: awaiting approval at the ${r.gate} gate`,
+    "",
+    `Paused: the ${r.gate} gate awaits ${AWAITS[r.gate]}.`,
+    "",
+    `- artifact: ${r.artifact}`,
+    `- hash: ${r.hash}`,
+    "",
+    "Read the artifact, then approve exactly these bytes with:",
+    "",
+    `    terfyn approve --run ${r.run} --hash ${r.hash}`,
+    "",
+    "and continue with:",
+    "",
+    `    terfyn review --resume ${r.run}`,
+    "",
+    `Any change to ${r.artifact} changes its hash and needs a fresh approval.`,
+  ];
+  if (r.decisions && r.decisions.length > 0) {
+    lines.push("", "## Decisions", "", "| item | class | action | method |", "|---|---|---|---|");
+    for (const d of r.decisions)
+      lines.push(`| ${d.item} | ${d.class} | ${d.action} | ${d.method} |`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -6,6 +6,7 @@
  * file (`terfyn review --request FILE`), so the phases cannot tell the difference. Pure.
  */
 import { z } from "zod";
+import { schemaProblems } from "./schema-problems.ts";
 
 /** A commit id, abbreviated or full: hex only (it reaches git commands). */
 const sha = z.string().regex(/^[0-9a-f]{7,64}$/, "a commit id: 7 to 64 lowercase hex digits");
@@ -45,6 +46,25 @@ export const requestSchema = z.object({
 });
 
 export type ReviewRequest = z.infer<typeof requestSchema>;
+
+/**
+ * A request from its text: the request, or short located problems (`threads[0].head: a commit
+ * id: …`), never zod's dump. `file` names the source in the messages.
+ */
+export function parseRequest(
+  text: string,
+  file: string,
+): { request: ReviewRequest; problems?: undefined } | { request?: undefined; problems: string[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { problems: [`${file} is not JSON: ${(e as Error).message}`] };
+  }
+  const parsed = requestSchema.safeParse(raw);
+  if (parsed.success) return { request: parsed.data };
+  return { problems: schemaProblems(parsed.error).map((p) => `${file}: ${p}`) };
+}
 export type ReviewThread = z.infer<typeof threadSchema>;
 
 export interface Provenance {

@@ -1,0 +1,69 @@
+/**
+ * The build loop (seed 003, principle 7): implement → validate passes, each verdict ruled on by
+ * the deterministic referee, never by the agent inside the loop. An escalation goes back to
+ * planning (a new plan, a fresh approval). When the loop goes green, nothing outside the
+ * approved plan or protected by the repository may have changed, and extend-only files may only
+ * have been added to.
+ */
+import { filesOutsidePlan } from "../doctrine.ts";
+import { end, type PhaseDefinition } from "../phase.ts";
+import { referee, type Verdict } from "../referee.ts";
+
+export const buildPhase: PhaseDefinition<"build"> = {
+  name: "build",
+  reads: ["plan.json", "red-tests.json"],
+  optionalReads: ["verdict-<n>.json"],
+  writes: ["verdict.json", "verdict-<n>.json"],
+  async run(ctx) {
+    const plan = await ctx.read("plan.json");
+    // The loop's history survives a restart: it is the verdict files of this run.
+    const history: Verdict[] = [];
+    for (let i = 1; i <= ctx.state().build.iteration; i++) {
+      const v = await ctx.readOptional("verdict-<n>.json", i);
+      if (v) history.push(v);
+    }
+    for (;;) {
+      const { build } = ctx.state();
+      const iteration = build.iteration + 1;
+      const verdict = await ctx.ports.steps.build(plan, iteration);
+      await ctx.write("verdict-<n>.json", verdict, iteration);
+      await ctx.write("verdict.json", verdict);
+      const ruling = referee(
+        verdict,
+        { history, identicalRetries: build.identical_retries, escalations: build.escalations },
+        ctx.limits,
+      );
+      history.push(verdict);
+      ctx.ports.progress(`build ${iteration}: ${ruling.decision} (${ruling.rule})`);
+      await ctx.save({
+        build: {
+          iteration,
+          identical_retries:
+            ruling.decision === "RETRY_MECHANICAL" ? build.identical_retries + 1 : 0,
+          escalations: build.escalations + (ruling.decision === "ESCALATE" ? 1 : 0),
+        },
+      });
+      if (ruling.decision === "STOP_OK") break;
+      if (ruling.decision === "STOP_STUCK") return end("stuck", ruling.rule);
+      // Back to planning; the new plan has a new hash and needs a fresh approval.
+      if (ruling.decision === "ESCALATE") return { next: "plan" };
+    }
+    const outside = filesOutsidePlan(
+      await ctx.ports.steps.changedFiles(),
+      plan,
+      (await ctx.ports.steps.protectedFiles?.()) ?? [],
+    );
+    if (outside.length > 0)
+      return end(
+        "stuck",
+        `the build touched files outside the approved plan or protected by the repository: ${outside.join(", ")}`,
+      );
+    const shortened = (await ctx.ports.steps.extendOnlyViolations?.()) ?? [];
+    if (shortened.length > 0)
+      return end(
+        "stuck",
+        `the build changed extend-only files other than by adding to them: ${shortened.join(", ")}`,
+      );
+    return undefined;
+  },
+};

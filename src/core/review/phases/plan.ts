@@ -1,0 +1,43 @@
+/**
+ * Plan: the files to touch and the failing tests to write first. With no `fix` decision there is
+ * nothing to plan, build or prove: an empty plan goes straight to composing the replies. A plan
+ * naming a path outside the repository (absolute, `..`, `.git`) is refused here, bad-input,
+ * before any gate shows it or any phase acts on it.
+ */
+import { planPathProblems } from "../doctrine.ts";
+import { end, type PhaseDefinition } from "../phase.ts";
+
+export const planPhase: PhaseDefinition<"plan"> = {
+  name: "plan",
+  reads: ["request.json", "decisions.json"],
+  optionalReads: [],
+  writes: ["plan.json", "plan.md"],
+  async run(ctx) {
+    const request = await ctx.read("request.json");
+    const { decisions } = await ctx.read("decisions.json");
+    if (!decisions.some((d) => d.action === "fix")) {
+      await ctx.write("plan.json", {
+        files: [],
+        test_files: [],
+        tests: [],
+        conventions: [],
+        items: [],
+      });
+      await ctx.write(
+        "plan.md",
+        "No code change: every decided action leaves the tree untouched.\n",
+      );
+      return { next: "compose" };
+    }
+    const { plan, markdown } = await ctx.ports.steps.plan(request, decisions);
+    const outside = planPathProblems(plan);
+    if (outside.length > 0)
+      return end(
+        "bad-input",
+        `the plan names paths that are not files of the repository: ${outside.join("; ")}`,
+      );
+    await ctx.write("plan.json", plan);
+    await ctx.write("plan.md", markdown);
+    return undefined;
+  },
+};

@@ -1,0 +1,21 @@
+/** Red tests (seed 003, principle 8): the planned tests are written first and must fail before any implementation. */
+import { end, type PhaseDefinition } from "../phase.ts";
+
+export const redTestsPhase: PhaseDefinition<"red-tests"> = {
+  name: "red-tests",
+  reads: ["plan.json"],
+  optionalReads: [],
+  writes: ["red-tests.json"],
+  async run(ctx) {
+    const plan = await ctx.read("plan.json");
+    const results = await ctx.ports.steps.writeRedTests(plan);
+    await ctx.write("red-tests.json", { tests: results });
+    const passing = results.filter((r) => !r.failed).map((r) => r.test);
+    if (passing.length > 0)
+      return end(
+        "stuck",
+        `the new tests must fail before any implementation; these pass: ${passing.join(", ")}`,
+      );
+    return undefined;
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * The ports of a review-response run (seed 003, principle 9): the run directory, the state
+ * file, the approval log, and the steps (judgment by fresh-context agents, effects on the
+ * repository and the publisher). The orchestrator and its phases reach the world only through
+ * these; the adapters (local files and git, or a live pull request) implement them. Pure types.
+ */
+import type { Decision, ReviewPlan } from "./doctrine.ts";
+import type { ApprovalEntry, GateName } from "./gates.ts";
+import type { Phase, TerminalState } from "./phases.ts";
+import type { RefereeLimits, Verdict } from "./referee.ts";
+import type { ReviewRequest } from "./request.ts";
+
+export interface ReviewRunState {
+  run_id: string;
+  /** The next phase to run (the cursor); absent once the run has ended. */
+  phase?: Phase;
+  status: "running" | "awaiting-approval" | "ended";
+  terminal?: TerminalState;
+  /** What a paused gate waits for. */
+  awaiting?: { gate: GateName; hash: string; artifact: string };
+  build: { iteration: number; identical_retries: number; escalations: number };
+  reason?: string;
+  updated_at: string;
+}
+
+export interface PublishArtifact {
+  commit_message: string;
+  /** Files the commit changes (must all be in the approved plan). */
+  files: string[];
+  replies: { item: string; body: string }[];
+  tickets: { item: string; title: string; body: string }[];
+}
+
+export interface Published {
+  commit?: string;
+  replies: number;
+  tickets: number;
+}
+
+/** The run directory, as the orchestrator sees it. Adapters refuse writes to reserved names. */
+export interface RunFiles {
+  read(name: string): Promise<string | undefined>;
+  write(name: string, text: string): Promise<void>;
+  size(name: string): Promise<number | undefined>;
+}
+
+/** The steps: judgment (fresh-context agents) and effects (repository, publisher). */
+export interface ReviewSteps {
+  intake(): Promise<ReviewRequest>;
+  /** Decisions from an earlier run on the same pull request: each matching item must be reaffirmed or reversed. */
+  priorDecisions?(): Promise<Decision[]>;
+  /** Files the repository protects (its AGENTS.md): paths, globs or directories, never changed, whatever the plan says. */
+  protectedFiles?(): Promise<string[]>;
+  /** Extend-only files (AGENTS.md) the change did anything to other than append at the end. */
+  extendOnlyViolations?(): Promise<string[]>;
+  /** The commit the branch is at now: a run that waited at a gate checks nobody moved it. */
+  currentHead?(): Promise<string>;
+  decide(request: ReviewRequest): Promise<Decision[]>;
+  plan(
+    request: ReviewRequest,
+    decisions: readonly Decision[],
+  ): Promise<{ plan: ReviewPlan; markdown: string }>;
+  /** Writes the planned tests and runs them: each must fail before any implementation. */
+  writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]>;
+  /** One implement → validate pass. */
+  build(plan: ReviewPlan, iteration: number): Promise<Verdict>;
+  /** Files changed so far, relative to the repository. */
+  changedFiles(): Promise<string[]>;
+  /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */
+  prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]>;
+  compose(decisions: readonly Decision[], plan: ReviewPlan | undefined): Promise<PublishArtifact>;
+  /** Publishes; the adapter must itself call the publish gate check (see gates.assertGate). */
+  publish(
+    artifact: PublishArtifact,
+    artifactText: string,
+    approvals: readonly ApprovalEntry[],
+  ): Promise<Published>;
+}
+
+export interface ReviewPorts {
+  /** The run's id; in local mode its directory, as `terfyn approve --run` takes it. */
+  runId: string;
+  files: RunFiles;
+  readState(): Promise<ReviewRunState | undefined>;
+  writeState(state: ReviewRunState): Promise<void>;
+  approvals(): Promise<ApprovalEntry[]>;
+  steps: ReviewSteps;
+  now(): string;
+  progress(line: string): void;
+  limits?: RefereeLimits;
+}
+
+export type ReviewOutcome =
+  | { status: "ended"; terminal: TerminalState; reason: string }
+  | { status: "awaiting-approval"; gate: GateName; hash: string; artifact: string };
