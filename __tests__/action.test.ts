@@ -694,6 +694,28 @@ describe("settings", () => {
     );
   });
 
+  it("pull-request: N plans that pull request from a workflow_run job (the fork recipe), and rejects a non-number", async () => {
+    const r = prRepo((p) => grant(p, "Reviewer", "tool.workspace.write_file"));
+    const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "fork-user" } });
+    const run = await runAction({
+      event: "workflow_run",
+      payload: { workflow_run: { id: 1 } },
+      workspace: r.repo,
+      inputs: inputs({ "pull-request": "7" }),
+    });
+    gh.done();
+    expect(run.failed).toBe(true);
+    expect(planComment(gh)?.body).toMatch(/· blocked \(/);
+    const bad = await runAction({
+      event: "workflow_run",
+      payload: {},
+      workspace: r.repo,
+      inputs: inputs({ "pull-request": "7; rm -rf /" }),
+    });
+    expect(bad.stdout).toContain("input `pull-request` must be a pull request number");
+    expect(bad.requests).toEqual([]);
+  });
+
   it("labels: true adds terfyn:widened and terfyn:forbidden and keeps the other labels", async () => {
     const r = prRepo((p) => grant(p, "Reviewer", "tool.workspace.write_file"));
     const gh = fakeGitHub({ labels: ["bug"] });

@@ -21,7 +21,7 @@
  * ms), which is why their number has a target of its own.
  *
  * Build the bundle first (`npm run build`): the benchmark measures dist/index.js as it is.
- * To profile the cold start: `echo {} > /tmp/e.json; env GITHUB_EVENT_NAME=push
+ * To profile the cold start: `echo {} > /tmp/e.json; env GITHUB_EVENT_NAME=schedule
  * GITHUB_EVENT_PATH=/tmp/e.json GITHUB_REPOSITORY=o/r INPUT_GITHUB-TOKEN=x node --cpu-prof
  * dist/index.js`. `--out DIR` keeps the repository (DIR/.terfyn-action-bench/repo) and the
  * runner's files (runner-pr/event.json) for profiling a pull-request run the same way.
@@ -37,7 +37,7 @@ import { benchGit } from "./git-repo.ts";
 
 export const TARGET_ACTION_MS = 1500;
 export const TARGET_COLD_START_MS = 150;
-/** API calls a plan may take: list comments, create (or update) the comment, create the check run… */
+/** API calls a plan may take: list comments, create (or update) the comment, create the check run (the terfyn/approval status fits in the annotations term: at least one annotation whenever the PR changes authority)… */
 const BASE_CALLS = 3;
 /** …and one check-run update per further batch of annotations. */
 const ANNOTATIONS_PER_REQUEST = 50;
@@ -255,10 +255,17 @@ class MockGitHub {
     if (method === "POST" && path === comments) {
       const b = body as { body: string };
       this.comments.push(b);
-      return reply(201, { id: this.nextId++, body: b.body });
+      return reply(201, {
+        id: this.nextId++,
+        body: b.body,
+        user: { login: "github-actions[bot]", type: "Bot" },
+      });
     }
     if (method === "POST" && path === `${repo}/check-runs`) {
       this.checkRuns.push(body as CheckRunBody);
+      return reply(201, { id: this.nextId++, app: { slug: "github-actions" } });
+    }
+    if (method === "POST" && new RegExp(`^${repo}/statuses/[0-9a-f]{40}$`).test(path)) {
       return reply(201, { id: this.nextId++ });
     }
     const update = new RegExp(`^${repo}/check-runs/(\\d+)$`).exec(path);
@@ -414,8 +421,8 @@ function checkPrRun(r: ChildRun, mock: MockGitHub, runner: Runner, repo: PrRepo)
   const repoPath = `/repos/${OWNER}/${REPO}`;
   const want = [
     `GET ${repoPath}/issues/${PR_NUMBER}/comments`,
-    `POST ${repoPath}/issues/${PR_NUMBER}/comments`,
     `POST ${repoPath}/check-runs`,
+    `POST ${repoPath}/issues/${PR_NUMBER}/comments`,
   ];
   if (seq.slice(0, 3).join(", ") !== want.join(", "))
     problems.push(`API requests ${seq.join(", ")} (expected ${want.join(", ")}, then updates)`);
@@ -424,7 +431,7 @@ function checkPrRun(r: ChildRun, mock: MockGitHub, runner: Runner, repo: PrRepo)
   if (mock.comments.length !== 1) problems.push(`${mock.comments.length} comments (expected 1)`);
   for (const s of [
     `<!-- terfyn:plan project=${PROJECT} -->`,
-    `| \`Agent/${WIDENING_AGENT}\` | **WIDENED** |`,
+    `| \`Agent/${WIDENING_AGENT}\` | \`workspace.write\` | autonomous |`,
     "autonomous -> WIDENED",
   ])
     if (!comment.includes(s)) problems.push(`the comment lacks ${JSON.stringify(s)}`);
@@ -493,7 +500,7 @@ function checkPrRun(r: ChildRun, mock: MockGitHub, runner: Runner, repo: PrRepo)
     bound,
     annotations: annotations.length,
     failures: annotations.filter((a) => a.annotation_level === "failure").length,
-    byEndpoint: `${count("GET", "/comments$")} list comments, ${count("POST", "/comments$")} create comment, ${count("POST", "/check-runs$")} create check run, ${count("PATCH", "/check-runs/")} update check run; bound ${BASE_CALLS} + ceil(${annotations.length}/${ANNOTATIONS_PER_REQUEST}) = ${bound}`,
+    byEndpoint: `${count("GET", "/comments$")} list comments, ${count("POST", "/comments$")} create comment, ${count("POST", "/check-runs$")} create check run, ${count("PATCH", "/check-runs/")} update check run, ${count("POST", "/statuses/")} commit status; bound ${BASE_CALLS} + ceil(${annotations.length}/${ANNOTATIONS_PER_REQUEST}) = ${bound}`,
   };
 }
 
@@ -541,7 +548,7 @@ export async function runActionBench(opts: ActionBenchOptions): Promise<ActionBe
     const repo = buildRepo(repoDir);
     const api = await mock.start();
     const pr = runnerFor(opts.dir, "pr", "pull_request", prPayload(repo), api, repo);
-    const idle = runnerFor(opts.dir, "push", "push", {}, api, repo);
+    const idle = runnerFor(opts.dir, "schedule", "schedule", {}, api, repo);
 
     // 1. The example PR, end to end.
     const prRuns: PrRunFacts[] = [];
@@ -640,7 +647,7 @@ export async function runActionBench(opts: ActionBenchOptions): Promise<ActionBe
       ],
       [
         "cold start (nothing to do)",
-        `${fmt(coldMs)}  (push event, empty payload: inputs read, "nothing to do", exit 0, no API call; ${spread(bundle)})`,
+        `${fmt(coldMs)}  (schedule event, empty payload: inputs read, "nothing to do", exit 0, no API call; ${spread(bundle)})`,
       ],
       [`  node -e ""`, `${fmt(nodeMs)}  (baseline, same rounds; ${spread(node)})`],
       ["  bundle over node", fmt(coldMs - nodeMs)],

@@ -25,7 +25,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
   try {
     const settings = readSettings((name) => core.getInput(name));
     const eventName = process.env.GITHUB_EVENT_NAME ?? "";
-    if (!EVENTS.includes(eventName)) {
+    if (!EVENTS.includes(eventName) && settings.pullRequest === undefined) {
       core.info(
         `terfyn: the ${eventName} event is not one this Action acts on (${EVENTS.join(", ")}); nothing to do`,
       );
@@ -50,7 +50,26 @@ export async function run(options: RunOptions = {}): Promise<void> {
     );
     const payload = context.payload as Record<string, unknown>;
     let failed: string | undefined;
-    if (eventName === "issue_comment") {
+    if (settings.pullRequest !== undefined && eventName !== "issue_comment") {
+      // A trusted job (workflow_run) reporting a pull request by number: head and base come
+      // from the API, never from an artifact the pull request produced.
+      const pr = await gateway.getPullRequest(settings.pullRequest);
+      const target = await targets.pullRequestTarget(
+        repoRoot,
+        {
+          number: settings.pullRequest,
+          headSha: pr.headSha,
+          baseSha: pr.baseSha,
+          author: pr.author,
+          labels: pr.labels,
+          ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+          mergeCandidates: [pr.mergeCommitSha],
+        },
+        core.info,
+      );
+      const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
+      failed = (await flow.reportFlow(settings, target, outcomes, gateway)).failed;
+    } else if (eventName === "issue_comment") {
       const { approvalCommentFlow } = await import("./approval-flow.ts");
       failed = (
         await approvalCommentFlow(

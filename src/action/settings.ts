@@ -38,6 +38,17 @@ export const settingsSchema = z.object({
         message: "input `comment` must be changes, always or never",
       }),
     ),
+  /**
+   * Plan this pull request (its number) whatever the event: for a trusted `workflow_run` job
+   * that reports a fork's pull request. The number is validated; head and base come from the API.
+   */
+  pullRequest: z
+    .string()
+    .trim()
+    .refine((v) => v === "" || /^[1-9][0-9]{0,9}$/.test(v), {
+      message: "input `pull-request` must be a pull request number",
+    })
+    .transform((v) => (v === "" ? undefined : Number(v))),
   /** Add the labels `terfyn:widened` / `terfyn:forbidden` to the pull request when they apply. */
   labels: bool("labels"),
   /** Create a check run with annotations on the .agent lines. */
@@ -69,6 +80,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
     token: getInput("github-token"),
     comment: getInput("comment") || "changes",
     labels: getInput("labels") || "false",
+    pullRequest: getInput("pull-request"),
     annotations: getInput("annotations") || "true",
     failOn: getInput("fail-on") || "forbidden",
     approvers: getInput("approvers") || "write",

@@ -83,7 +83,7 @@ export async function loadPrior(
       };
     }
     const prior = validateProject(rev.files);
-    const { errors } = countBySeverity(prior.diagnostics);
+    const { errors } = countBySeverity([...rev.diagnostics, ...prior.diagnostics]);
     if (errors > 0) {
       io.stderr(
         `note: the project at ${options.against} has ${plural(errors, "validation error")}; its side of the plan is what could be resolved\n`,
