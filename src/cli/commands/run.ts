@@ -14,6 +14,7 @@ import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
@@ -320,7 +321,8 @@ async function execute(x: ExecuteInput): Promise<number> {
           state.updated_at = now();
           await store.writeState(state, { durable: false });
         },
-        progress: (line) => io.stderr(`terfyn: ${line}\n`),
+        // Progress quotes model output and tool inputs: untrusted, so escaped.
+        progress: (line) => io.stderr(`terfyn: ${escapeTerminalText(line)}\n`),
       },
     });
     return await finish(io, store, state, outcome, now);
@@ -332,7 +334,7 @@ async function execute(x: ExecuteInput): Promise<number> {
     state.updated_at = now();
     await store.append({ type: "run.end", status: "failed", error: message });
     await store.writeState(state);
-    io.stderr(`terfyn run: failed: ${message}\n`);
+    io.stderr(`terfyn run: failed: ${escapeTerminalText(message)}\n`);
     return 1;
   } finally {
     store.close();
@@ -369,7 +371,7 @@ async function finish(
       };
       await store.writeState(state);
       io.stderr(
-        `terfyn: paused for approval of ${outcome.label}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
+        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
       );
       return 2;
     case "in-doubt":
@@ -377,14 +379,14 @@ async function finish(
       state.error = outcome.error;
       await store.append({ type: "run.end", status: "in-doubt", error: outcome.error });
       await store.writeState(state);
-      io.stderr(`terfyn run: in doubt: ${outcome.error}\n`);
+      io.stderr(`terfyn run: in doubt: ${escapeTerminalText(outcome.error)}\n`);
       return 1;
     default:
       state.status = "failed";
       state.error = outcome.error;
       await store.append({ type: "run.end", status: "failed", error: outcome.error });
       await store.writeState(state);
-      io.stderr(`terfyn run: failed: ${outcome.error}\n`);
+      io.stderr(`terfyn run: failed: ${escapeTerminalText(outcome.error)}\n`);
       return 1;
   }
 }

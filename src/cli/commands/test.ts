@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { writeJunitReport } from "../../adapters/report/junit.ts";
 import { countBySeverity } from "../../core/render/diagnostics-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { runCapabilityTests } from "../../core/testing/capability-tests.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
@@ -47,11 +48,15 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
       `${ctx.where}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
     );
   }
+  // Assertion text and reasons quote the project's YAML: escaped before they reach a terminal.
+  const safe = (s: string) => escapeTerminalText(s);
   for (const r of report.results) {
-    if (r.passed) io.stdout(`${paint("32", "PASS")} ${r.test}: ${r.text}\n`);
+    if (r.passed) io.stdout(`${paint("32", "PASS")} ${safe(r.test)}: ${safe(r.text)}\n`);
     else {
-      const culprit = r.culprit ? ` at ${at(r.culprit)}` : "";
-      io.stdout(`${paint("31", "FAIL")} ${r.test}: ${r.text}: ${r.reason}${culprit}\n`);
+      const culprit = r.culprit ? ` at ${safe(at(r.culprit))}` : "";
+      io.stdout(
+        `${paint("31", "FAIL")} ${safe(r.test)}: ${safe(r.text)}: ${safe(r.reason ?? "")}${culprit}\n`,
+      );
     }
   }
   const { errors } = countBySeverity(ctx.diagnostics);
