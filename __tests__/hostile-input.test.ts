@@ -4,7 +4,7 @@
  * `terfyn test` on a project that does not validate fails visibly. Real files in temp dirs;
  * what only shows in a real process (Node warnings, a closed pipe) runs the binary.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -105,5 +105,43 @@ describe("untrusted text never drives the terminal", () => {
       "denied: Implementer -> tool.workspace.write_file\\x1b]0;PWNED\\x07",
     );
     expect(r.stderr).not.toMatch(RAW_CONTROL);
+  });
+
+  it("reports a binary file (NUL bytes) once, at the first NUL, not once per byte", async () => {
+    const dir = copyExample();
+    // Valid UTF-8, so only the NUL tells it is binary: 300 junk tokens around it.
+    write(dir, "blob.agent", `${"#@;".repeat(100)}\u0000${"\u0001\u0002;".repeat(100)}`);
+    const r = await runTerfyn(["validate", "--project", ".", "--format", "json"], dir);
+    expect(r.code).toBe(1);
+    const ds = (
+      JSON.parse(r.stdout) as { diagnostics: { code: string; file: string; column: number }[] }
+    ).diagnostics.filter((d) => d.file === "blob.agent");
+    expect(ds.map((d) => [d.code, d.column])).toEqual([["TF2009", 301]]);
+  });
+
+  it("reports a file that is not UTF-8 once (Latin-1 text, random bytes)", async () => {
+    const dir = copyExample();
+    writeFileSync(
+      join(dir, "latin1.yaml"),
+      Buffer.from("kind: caf\xe9 \xff\xfe\xfd ;;;\n", "latin1"),
+    );
+    writeFileSync(
+      join(dir, "noise.agent"),
+      Buffer.from(Array.from({ length: 4000 }, (_, i) => 0x80 + ((i * 37) % 0x7f))),
+    );
+    const r = await runTerfyn(["validate", "--project", ".", "--format", "json"], dir);
+    expect(r.code).toBe(1);
+    const ds = (
+      JSON.parse(r.stdout) as { diagnostics: { code: string; file: string; line: number }[] }
+    ).diagnostics;
+    expect(ds.map((d) => [d.file, d.code, d.line])).toEqual([
+      ["latin1.yaml", "TF2009", 1],
+      ["noise.agent", "TF2009", 1],
+    ]);
+    const text = await runTerfyn(["validate", "--project", "."], dir);
+    expect(text.stdout).toContain(
+      "noise.agent:1:1: error TF2009: this file is not valid UTF-8 text",
+    );
+    expect(text.stdout).toMatch(/2 errors\n$/);
   });
 });
