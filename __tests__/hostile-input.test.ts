@@ -4,7 +4,8 @@
  * `terfyn test` on a project that does not validate fails visibly. Real files in temp dirs;
  * what only shows in a real process (Node warnings, a closed pipe) runs the binary.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,6 +18,41 @@ const BEL = "\u0007";
 /** Any character that a terminal would act on rather than show (tab and newline aside). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** The real binary from source (dist/ may lag behind), as a user runs it. */
+function runBinary(
+  args: string[],
+  cwd: string,
+  options: { env?: Record<string, string>; shellPipeTo?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = join(repo, "bin", "terfyn.mjs");
+  const env = { ...process.env, TERFYN_FROM_SOURCE: "1", NO_COLOR: "1", ...options.env };
+  const child =
+    options.shellPipeTo === undefined
+      ? spawn(process.execPath, [bin, ...args], { cwd, env })
+      : spawn(
+          "sh",
+          [
+            "-c",
+            // The pipe's reader exits at once; $1 is node, $2 the binary, the rest the args.
+            `"$@" | ${options.shellPipeTo}; exit \${PIPESTATUS:-0}`,
+            "sh",
+            process.execPath,
+            bin,
+            ...args,
+          ],
+          { cwd, env },
+        );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => {
+    stdout += c;
+  });
+  child.stderr.on("data", (c) => {
+    stderr += c;
+  });
+  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
+}
 
 const codes = (stdout: string): string[] =>
   (JSON.parse(stdout) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);
@@ -143,5 +179,100 @@ describe("untrusted text never drives the terminal", () => {
       "noise.agent:1:1: error TF2009: this file is not valid UTF-8 text",
     );
     expect(text.stdout).toMatch(/2 errors\n$/);
+  });
+});
+
+/** A project copy, a sandbox root and a fresh run directory path for `terfyn run`. */
+function runSetup() {
+  const dir = copyExample();
+  const ws = mkdtempSync(join(tmpdir(), "terfyn-ws-"));
+  return {
+    dir,
+    runDir: join(mkdtempSync(join(tmpdir(), "terfyn-run-")), "run"),
+    env: { TERFYN_WORKSPACE_ROOT: ws, TERFYN_WORKSPACE_TEST_COMMAND: "true" },
+  };
+}
+
+function runWith(s: ReturnType<typeof runSetup>, extra: string[]) {
+  return runTerfyn(
+    [
+      "run",
+      "workflow/ImplementAndReview",
+      "--input-file",
+      "fixtures/task.json",
+      "--run-dir",
+      s.runDir,
+      ...extra,
+    ],
+    s.dir,
+    s.env,
+  );
+}
+
+/** exit 1, one located line naming the file, no "internal error", no stack trace. */
+function expectUserMessage(r: { code: number; stderr: string }, located: RegExp): void {
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(located);
+  expect(r.stderr).not.toContain("internal error");
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe("bad YAML is a located message", () => {
+  const scripts: [string, string, RegExp][] = [
+    [
+      "an alias bomb",
+      `a: &a [x, x, x, x, x, x, x, x, x]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+agents: {}
+`,
+      /script\.yaml:1:1: anchors and aliases expand this document too far/,
+    ],
+    [
+      "an unknown alias",
+      "agents:\n  Implementer: *nope\n",
+      /script\.yaml:2:16: unknown alias `\*nope`/,
+    ],
+    [
+      "an alias of an enclosing value",
+      "agents:\n  Implementer: &x\n    - output: *x\n",
+      /script\.yaml:1:1: anchors and aliases make this document contain itself/,
+    ],
+    [
+      "a mapping key that is a list",
+      "agents:\n  ? [Implementer, Reviewer]\n  : []\n",
+      /script\.yaml:2:5: a mapping key is itself a mapping or a list/,
+    ],
+    [
+      "nesting deeper than any turn needs",
+      `agents:\n  Implementer:\n    - output: ${"[".repeat(300)}${"]".repeat(300)}\n`,
+      /script\.yaml:1:1: the document is nested too deeply/,
+    ],
+  ];
+  for (const [what, yaml, located] of scripts) {
+    it(`refuses a model script with ${what} before the run starts`, async () => {
+      const s = runSetup();
+      write(s.dir, "fixtures/script.yaml", yaml);
+      const r = await runWith(s, ["--model-script", "fixtures/script.yaml"]);
+      expectUserMessage(r, located);
+      expect(existsSync(s.runDir)).toBe(false);
+    });
+  }
+
+  it("reports a resource key that is a collection at the key, with no Node warning on stderr", async () => {
+    const dir = copyExample();
+    write(
+      dir,
+      "odd-key.yaml",
+      "apiVersion: terfyn.dev/v1\nkind: Schema\nmetadata: { name: Odd }\nspec:\n  type: object\n  properties:\n    ? [a, b]\n    : { type: string }\n",
+    );
+    const r = await runBinary(["validate", "--project", "."], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      "odd-key.yaml:7:7: error TF2001: YAML: a mapping key is itself a mapping or a list",
+    );
+    expect(r.stderr).toBe("");
   });
 });
