@@ -5,12 +5,12 @@
  * what only shows in a real process (Node warnings, a closed pipe) runs the binary.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTerfyn } from "./helpers/cli.ts";
-import { copyExample, write } from "./helpers/example-project.ts";
+import { copyExample, edit, write } from "./helpers/example-project.ts";
 
 const repo = join(import.meta.dirname, "..");
 const ESC = "\u001b";
@@ -274,5 +274,103 @@ agents: {}
       "odd-key.yaml:7:7: error TF2001: YAML: a mapping key is itself a mapping or a list",
     );
     expect(r.stderr).toBe("");
+  });
+});
+
+describe("bad run input is a located message, and leaves the run as it was", () => {
+  it("refuses an input file nested deeper than any workflow state, naming the file", async () => {
+    const s = runSetup();
+    // `extra` is not in CodingState's schema, so nothing but the depth check looks at it.
+    write(
+      s.dir,
+      "deep.json",
+      `{"task": "t", "approved": false, "extra": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+    );
+    const r = await runTerfyn(
+      ["run", "workflow/ImplementAndReview", "--input-file", "deep.json", "--run-dir", s.runDir],
+      s.dir,
+      s.env,
+    );
+    expectUserMessage(r, /input file deep\.json nests deeper than 200 levels/);
+    expect(existsSync(s.runDir)).toBe(false);
+  });
+
+  it("refuses a --run-dir that is a file, or inside one", async () => {
+    const s = runSetup();
+    write(s.dir, "taken", "");
+    for (const runDir of ["taken", "taken/run"]) {
+      const r = await runTerfyn(
+        [
+          "run",
+          "workflow/ImplementAndReview",
+          "--input-file",
+          "fixtures/task.json",
+          "--run-dir",
+          runDir,
+        ],
+        s.dir,
+        s.env,
+      );
+      expectUserMessage(r, /taken(\/run)? is a file, or inside one: .*choose another --run-dir/);
+    }
+  });
+
+  /** A run paused at a gated write_file, ready for approve and resume. */
+  async function pausedRun() {
+    const s = runSetup();
+    edit(
+      s.dir,
+      "main.agent",
+      /^ {4}tool\.workspace\.write_file$/m,
+      "    tool.workspace.write_file requires approval",
+    );
+    const r = await runWith(s, ["--model-script", "fixtures/model-script.yaml"]);
+    expect(r.code).toBe(2);
+    const state = () => JSON.parse(readFileSync(join(s.runDir, "state.json"), "utf8"));
+    return { ...s, state, hash: state().awaiting.hash as string };
+  }
+
+  for (const [what, line] of [
+    ["null", "null"],
+    ["a number", "42"],
+    ["a list", "[1,2]"],
+    ["an object without a type", '{"step":"x"}'],
+    ["a model turn without a response", '{"type":"model.turn","step":"s","turn":0}'],
+  ] as const) {
+    it(`refuses to resume from a journal with ${what} on a line, naming the line; the run is untouched`, async () => {
+      const p = await pausedRun();
+      const journal = join(p.runDir, "journal.jsonl");
+      const lines = readFileSync(journal, "utf8").split("\n").length;
+      appendFileSync(journal, `${line}\n{"type":"run.resume","ir_hash":"x"}\n`);
+      const before = readFileSync(join(p.runDir, "state.json"), "utf8");
+      const r = await runTerfyn(["run", "--resume", p.runDir], p.dir, p.env);
+      expectUserMessage(r, new RegExp(`journal\\.jsonl:${lines} .*the journal is damaged`));
+      expect(readFileSync(join(p.runDir, "state.json"), "utf8")).toBe(before);
+      const show = await runTerfyn(["runs", "show", p.runDir], p.dir, p.env);
+      expectUserMessage(show, new RegExp(`journal\\.jsonl:${lines} `));
+    });
+  }
+
+  for (const [what, line] of [
+    ["null", "null"],
+    ["a string", '"sha256:abc"'],
+    ["an object without a hash", '{"by":"me"}'],
+  ] as const) {
+    it(`refuses to resume with ${what} in approvals.jsonl, naming the line; the run is untouched`, async () => {
+      const p = await pausedRun();
+      writeFileSync(join(p.runDir, "approvals.jsonl"), `${line}\n`);
+      const before = readFileSync(join(p.runDir, "state.json"), "utf8");
+      const r = await runTerfyn(["run", "--resume", p.runDir], p.dir, p.env);
+      expectUserMessage(r, /approvals\.jsonl:1 is not an approval record.*terfyn approve/);
+      expect(readFileSync(join(p.runDir, "state.json"), "utf8")).toBe(before);
+      expect(p.state().status).toBe("awaiting-approval");
+    });
+  }
+
+  it("refuses to resume when input.json is not JSON", async () => {
+    const p = await pausedRun();
+    writeFileSync(join(p.runDir, "input.json"), "{ not json");
+    const r = await runTerfyn(["run", "--resume", p.runDir], p.dir, p.env);
+    expectUserMessage(r, /input\.json is not valid JSON/);
   });
 });

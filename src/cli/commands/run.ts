@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { type RunState, RunStore } from "../../adapters/fs/run-store.ts";
+import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
@@ -14,6 +14,7 @@ import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
+import { nestingProblem } from "../../core/nesting.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
@@ -107,6 +108,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       (e as NodeJS.ErrnoException).code === "ENOENT"
         ? `input file ${values["input-file"]} does not exist`
         : `input file ${values["input-file"]} is not valid JSON: ${(e as Error).message}`,
+    );
+  }
+  // Checked before anything recursive (schema checks, JSON.stringify, hashing) touches it.
+  if (nestingProblem(raw, MAX_INPUT_DEPTH) !== undefined) {
+    throw new UserError(
+      `input file ${values["input-file"]} nests deeper than ${MAX_INPUT_DEPTH} levels; a workflow input that deep is not supported: flatten it`,
     );
   }
   const args =
@@ -327,7 +334,10 @@ async function execute(x: ExecuteInput): Promise<number> {
     });
     return await finish(io, store, state, outcome, now);
   } catch (e) {
-    if (e instanceof UserError || e instanceof UsageError) throw e;
+    // Bad input found while running (a damaged approvals log) is the user's to fix: the run
+    // is left as it was, not marked failed.
+    if (e instanceof UserError || e instanceof UsageError || e instanceof RunDirectoryError)
+      throw e;
     const message = (e as Error).message;
     state.status = "failed";
     state.error = message;
@@ -342,6 +352,8 @@ async function execute(x: ExecuteInput): Promise<number> {
 }
 
 const CHECKPOINT_INTERVAL_MS = 100;
+/** Far deeper than any workflow state has reason to be, and well inside the stack. */
+const MAX_INPUT_DEPTH = 200;
 
 async function finish(
   io: CliIo,

@@ -9,6 +9,7 @@
  * message instead. Pure: no I/O; the caller turns the problem into its own diagnostic or error.
  */
 import { type Document, isAlias, isCollection, isPair, type Node, visit } from "yaml";
+import { nestingProblem } from "../nesting.ts";
 import type { Range } from "../source.ts";
 
 export interface YamlValueProblem {
@@ -119,33 +120,6 @@ function unresolvedAlias(doc: Document.Parsed): (Node & { source: string }) | un
     },
   });
   return found;
-}
-
-/**
- * Why a value cannot be used as plain data: it contains itself (an alias of an enclosing
- * value), or it nests deeper than `max`. Iterative, so the check cannot overflow the stack it
- * protects; shared (aliased) but acyclic values are fine.
- */
-export function nestingProblem(value: unknown, max: number): "cycle" | "too-deep" | undefined {
-  const path = new Set<object>();
-  const stack: { v: unknown; depth: number; leave?: boolean }[] = [{ v: value, depth: 0 }];
-  let visited = 0;
-  while (stack.length > 0) {
-    const { v, depth, leave } = stack.pop() as { v: unknown; depth: number; leave?: boolean };
-    if (v === null || typeof v !== "object") continue;
-    if (leave) {
-      path.delete(v);
-      continue;
-    }
-    if (path.has(v)) return "cycle";
-    if (depth >= max) return "too-deep";
-    // Shared values are walked once per use; bounding the work keeps a wide alias fan-out finite.
-    if (++visited > 1_000_000) return "too-deep";
-    path.add(v);
-    stack.push({ v, depth, leave: true });
-    for (const child of Object.values(v)) stack.push({ v: child, depth: depth + 1 });
-  }
-  return undefined;
 }
 
 function rangeOf(node: { range?: [number, number, number?] | null } | null | undefined): Range {
