@@ -5,7 +5,14 @@
  * what only shows in a real process (Node warnings, a closed pipe) runs the binary.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -373,4 +380,41 @@ describe("bad run input is a located message, and leaves the run as it was", () 
     const r = await runTerfyn(["run", "--resume", p.runDir], p.dir, p.env);
     expectUserMessage(r, /input\.json is not valid JSON/);
   });
+});
+
+describe("terfyn test on a project that does not validate", () => {
+  it("fails every error, ends with '0 passed, N failed' and records the errors in JUnit", async () => {
+    const dir = copyExample();
+    edit(dir, "main.agent", 'model "mock/gpt-4"', 'model "nope/x"');
+    const r = await runTerfyn(["test", "--project", ".", "--junit", "out/junit.xml"], dir);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines.at(-1)).toBe("0 passed, 1 failed");
+    expect(lines[0]).toMatch(/^FAIL validate: main\.agent:8:9: TF3007: /);
+    expect(r.stdout).not.toContain("PASS");
+    const xml = readFileSync(join(dir, "out", "junit.xml"), "utf8");
+    expect(xml).toMatch(/<testsuites tests="1" failures="1"/);
+    expect(xml).toContain('<testsuite name="terfyn validate"');
+    expect(xml).toMatch(
+      /<testcase classname="terfyn validate" name="main\.agent:8:9: TF3007" file="main\.agent:8:9">\s*<failure message="[^"]*nope[^"]*" type="TF3007"/,
+    );
+  });
+});
+
+describe("--junit that cannot be written is a message", () => {
+  for (const [what, path] of [
+    ["a directory", "out"],
+    ["below a file", "taken/junit.xml"],
+  ] as const) {
+    it(`names a --junit path that is ${what}`, async () => {
+      const dir = copyExample();
+      mkdirSync(join(dir, "out"));
+      write(dir, "taken", "");
+      const r = await runTerfyn(["test", "--project", ".", "--junit", path], dir);
+      expectUserMessage(
+        r,
+        /cannot write the JUnit report to .*(out|taken\/junit\.xml): .*--junit takes the path of a file/,
+      );
+    });
+  }
 });
