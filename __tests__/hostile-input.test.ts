@@ -30,31 +30,19 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 function runBinary(
   args: string[],
   cwd: string,
-  options: { env?: Record<string, string>; shellPipeTo?: string } = {},
+  options: { closeStdout?: boolean } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const bin = join(repo, "bin", "terfyn.mjs");
-  const env = { ...process.env, TERFYN_FROM_SOURCE: "1", NO_COLOR: "1", ...options.env };
-  const child =
-    options.shellPipeTo === undefined
-      ? spawn(process.execPath, [bin, ...args], { cwd, env })
-      : spawn(
-          "sh",
-          [
-            "-c",
-            // The pipe's reader exits at once; $1 is node, $2 the binary, the rest the args.
-            `"$@" | ${options.shellPipeTo}; exit \${PIPESTATUS:-0}`,
-            "sh",
-            process.execPath,
-            bin,
-            ...args,
-          ],
-          { cwd, env },
-        );
+  const env = { ...process.env, TERFYN_FROM_SOURCE: "1", NO_COLOR: "1" };
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (c) => {
-    stdout += c;
-  });
+  // Like `| head -0`: the reader is gone before the first write, so every write hits EPIPE.
+  if (options.closeStdout) child.stdout.destroy();
+  else
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
   child.stderr.on("data", (c) => {
     stderr += c;
   });
@@ -417,4 +405,13 @@ describe("--junit that cannot be written is a message", () => {
       );
     });
   }
+});
+
+describe("a closed pipe", () => {
+  it("ends `terfyn plan | head` quietly: no EPIPE, no stack trace, the command's own exit code", async () => {
+    const dir = copyExample();
+    const r = await runBinary(["plan", "--project", "."], dir, { closeStdout: true });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  });
 });

@@ -109,11 +109,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * A process stream that goes quiet once its reader has gone (`terfyn plan … | head -1`):
+ * without an error listener, the EPIPE is an unhandled 'error' event with a stack trace. The
+ * command still finishes its work and exits with its own code; only its output has no reader.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on("error", () => {
+    // EPIPE, or the stream failing otherwise: either way there is nowhere left to write.
+    open = false;
+  });
+  return (text) => {
+    if (open) stream.write(text);
+  };
+}
+
 /** Entry for the `terfyn` binary. */
 export async function main(argv: string[]): Promise<number> {
   return runCli(argv, {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stdout: quietWhenClosed(process.stdout),
+    stderr: quietWhenClosed(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),
