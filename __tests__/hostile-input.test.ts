@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -89,6 +90,23 @@ describe("untrusted text never drives the terminal", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
     expect(r.stderr).toContain("no\\x1b]0;x\\x07dir");
+  });
+
+  it("escapes control characters in the project path of summary lines", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "terfyn-odd-"));
+    const name = `proj${ESC}]0;PWNED${BEL}`;
+    cpSync(copyExample(), join(parent, name), { recursive: true });
+    const ok = await runTerfyn(["validate", "--project", name], parent);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("proj\\x1b]0;PWNED\\x07: project implement-review-loop is valid");
+    edit(join(parent, name), "main.agent", 'model "mock/gpt-4"', 'model "nope/x"');
+    for (const command of ["validate", "plan", "test", "apply"]) {
+      const extra = command === "apply" ? ["--auto-approve"] : [];
+      const r = await runTerfyn([command, "--project", name, ...extra], parent);
+      expect(r.code, command).toBe(1);
+      expect(r.stdout + r.stderr, command).toContain("proj\\x1b]0;PWNED\\x07");
+      expect(r.stdout + r.stderr, command).not.toMatch(RAW_CONTROL);
+    }
   });
 
   it("shows the first 20 problems of a file and 'and N more', while --format json lists all", async () => {

@@ -85,7 +85,7 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
         );
     }
     io.stdout(
-      `${ctx.where} does not validate (${plural(errors.length, "error")}; run terfyn validate for details): its capability tests were not checked\n`,
+      `${safe(ctx.where)} does not validate (${plural(errors.length, "error")}; run terfyn validate for details): its capability tests were not checked\n`,
     );
     await junit({ results: [], passed: 0, failed: 0 }, failures);
     io.stdout(`0 passed, ${errors.length} failed\n`);
@@ -95,7 +95,7 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   const report = runCapabilityTests(ctx.validation.project);
   if (report.results.length === 0) {
     io.stdout(
-      `${ctx.where}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
+      `${safe(ctx.where)}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
     );
   }
   for (const r of report.results) {
