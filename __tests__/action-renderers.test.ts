@@ -166,3 +166,15 @@ describe("reading a commit by object id", () => {
     ]);
   });
 });
+
+describe("reading a directory from disk", () => {
+  it("reports a project file whose name holds a newline (TF2010) instead of skipping it", async () => {
+    const { readProjectDirectory } = await import("../src/adapters/fs/read-project.ts");
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-disk-names-"));
+    writeFileSync(join(dir, "terfyn.yaml"), "# project\n");
+    writeFileSync(join(dir, "x.agent\n"), "// hidden\n");
+    const read = await readProjectDirectory(dir);
+    expect(read.diagnostics.map((d) => d.code)).toEqual(["TF2010"]);
+    expect(read.files.map((f) => f.path)).toEqual(["terfyn.yaml"]);
+  });
+});

@@ -9,6 +9,7 @@ import { StateFileError } from "../adapters/fs/state-file.ts";
 import { GitRevisionError } from "../adapters/git/read-revision.ts";
 import { ModelScriptError } from "../adapters/models/model-script.ts";
 import { ToolSetupError } from "../adapters/workspace/tool-router.ts";
+import { escapeTerminalText } from "../core/render/terminal-text.ts";
 import { applyCommand } from "./commands/apply.ts";
 import { approveCommand } from "./commands/approve.ts";
 import { planCommand } from "./commands/plan.ts";
@@ -76,14 +77,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS[first];
   if (!command) {
-    io.stderr(`terfyn: unknown command \`${first}\`\n\n${mainHelp()}`);
+    io.stderr(`terfyn: unknown command \`${escapeTerminalText(first)}\`\n\n${mainHelp()}`);
     return 1;
   }
   try {
     return await command.run(rest, io);
   } catch (e) {
+    // Messages quote paths, names and file contents: none of it may reach the terminal raw.
+    const message = escapeTerminalText(String((e as Error)?.message ?? e), { multiline: true });
     if (e instanceof UsageError) {
-      io.stderr(`terfyn ${e.message}\nRun \`terfyn ${first} --help\` for usage.\n`);
+      io.stderr(`terfyn ${message}\nRun \`terfyn ${first} --help\` for usage.\n`);
       return 1;
     }
     if (
@@ -95,22 +98,38 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       e instanceof ToolSetupError ||
       e instanceof GitRevisionError
     ) {
-      io.stderr(`terfyn ${first}: ${e.message}\n`);
+      io.stderr(`terfyn ${first}: ${message}\n`);
       return 1;
     }
     const err = e as Error;
-    io.stderr(`terfyn ${first}: internal error, please report: ${err?.message ?? String(e)}\n`);
+    io.stderr(`terfyn ${first}: internal error, please report: ${message}\n`);
     if (debug) io.stderr(`${err?.stack ?? ""}\n`);
     else io.stderr("(run again with --debug to see the stack trace)\n");
     return 1;
   }
 }
 
+/**
+ * A process stream that goes quiet once its reader has gone (`terfyn plan … | head -1`):
+ * without an error listener, the EPIPE is an unhandled 'error' event with a stack trace. The
+ * command still finishes its work and exits with its own code; only its output has no reader.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on("error", () => {
+    // EPIPE, or the stream failing otherwise: either way there is nowhere left to write.
+    open = false;
+  });
+  return (text) => {
+    if (open) stream.write(text);
+  };
+}
+
 /** Entry for the `terfyn` binary. */
 export async function main(argv: string[]): Promise<number> {
   return runCli(argv, {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stdout: quietWhenClosed(process.stdout),
+    stderr: quietWhenClosed(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),

@@ -36,6 +36,7 @@ export const DIAGNOSTIC_CODES = {
   TF2006: { severity: "error", title: "more than one project document" },
   TF2007: { severity: "error", title: "duplicate resource" },
   TF2008: { severity: "error", title: "unreadable file" },
+  TF2009: { severity: "error", title: "not a UTF-8 text file" },
   TF2010: { severity: "error", title: "unsafe file name" },
   TF3001: { severity: "error", title: "unknown agent or workflow" },
   TF3002: { severity: "error", title: "unknown tool" },

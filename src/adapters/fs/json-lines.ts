@@ -17,6 +17,13 @@ export function appendJsonLine(path: string, record: unknown): void {
 
 /** The records of a JSON Lines file; none when it does not exist. */
 export async function readJsonLines(path: string): Promise<unknown[]> {
+  return (await readJsonLineEntries(path)).map((e) => e.value);
+}
+
+/** The records of a JSON Lines file with their 1-based line numbers, for located messages. */
+export async function readJsonLineEntries(
+  path: string,
+): Promise<{ line: number; value: unknown }[]> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -24,14 +31,12 @@ export async function readJsonLines(path: string): Promise<unknown[]> {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
-  return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as unknown];
-      } catch {
-        return [];
-      }
-    });
+  return text.split("\n").flatMap((l, i) => {
+    if (l.trim() === "") return [];
+    try {
+      return [{ line: i + 1, value: JSON.parse(l) as unknown }];
+    } catch {
+      return [];
+    }
+  });
 }

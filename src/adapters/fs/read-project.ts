@@ -3,14 +3,20 @@
  *
  * Walks the tree below the project root, skipping the directories that never belong to a
  * project (fixtures/, .terfyn/, node_modules/, .git/) and never following directory symlinks
- * (a link cycle or a link out of the project must not pull files in). Unreadable files are
- * reported as diagnostics, not thrown.
+ * (a link cycle or a link out of the project must not pull files in). Unreadable files, and
+ * files that are not UTF-8 text, are reported as one diagnostic each, not thrown and not parsed.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
+  hasUnsafeFileName,
+  stripUnsafe,
+  unsafeFileNameDiagnostic,
+} from "../../core/model/file-names.ts";
+import {
   belongsToProject,
+  NOT_TEXT_HINT,
   PROJECT_FILE,
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
@@ -61,6 +67,14 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
       const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (
+        hasUnsafeFileName(childRel) &&
+        (belongsToProject(childRel) || belongsToProject(stripUnsafe(childRel)))
+      ) {
+        // Never skipped silently: a newline or bidi override in a name can hide it from review.
+        diagnostics.push(unsafeFileNameDiagnostic(childRel));
+        continue;
+      }
       if (entry.isDirectory()) {
         if (!belongsToProject(`${childRel}/x.agent`)) continue;
         await walk(childRel);
@@ -68,7 +82,23 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
         try {
           const full = join(root, childRel);
           if (entry.isSymbolicLink() && !(await stat(full)).isFile()) continue;
-          files.push({ path: childRel, text: await readFile(full, "utf8") });
+          const bytes = await readFile(full);
+          const text = decodeUtf8(bytes);
+          if (text === undefined) {
+            // Decoding leniently would turn each bad byte into U+FFFD and a diagnostic of its own.
+            diagnostics.push(
+              diagnostic(
+                "TF2009",
+                fileSpan(childRel),
+                "this file is not valid UTF-8 text; it was not parsed",
+                {
+                  hint: NOT_TEXT_HINT,
+                },
+              ),
+            );
+            continue;
+          }
+          files.push({ path: childRel, text });
         } catch (e) {
           diagnostics.push(
             diagnostic(
@@ -83,4 +113,15 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
   };
   await walk("");
   return { files, diagnostics };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }

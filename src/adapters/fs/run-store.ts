@@ -16,8 +16,8 @@ import {
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import type { JournalEvent } from "../../core/engine/journal.ts";
-import { appendJsonLine, readJsonLines } from "./json-lines.ts";
+import { type JournalEvent, journalEventProblem } from "../../core/engine/journal.ts";
+import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
 
 export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
 
@@ -64,7 +64,16 @@ export class RunStore {
     dir: string,
     env: Record<string, string | undefined> = {},
   ): Promise<RunStore> {
-    await mkdir(dir, { recursive: true });
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new RunDirectoryError(
+        code === "EEXIST" || code === "ENOTDIR"
+          ? `${dir} is a file, or inside one: a run directory is a directory (created when missing); choose another --run-dir`
+          : `cannot create the run directory ${dir}: ${code ?? (e as Error).message}; choose another --run-dir`,
+      );
+    }
     return new RunStore(dir, env);
   }
 
@@ -125,16 +134,24 @@ export class RunStore {
     }
     const events: JournalEvent[] = [];
     const lines = text.split("\n");
+    const damaged = (line: number, what: string) =>
+      new RunDirectoryError(
+        `${this.journalPath}:${line} ${what}; the journal is damaged, so the run cannot be resumed safely: restore journal.jsonl from a copy, or start a new run`,
+      );
     for (const [i, line] of lines.entries()) {
       if (line.trim() === "") continue;
+      let value: unknown;
       try {
-        events.push(JSON.parse(line) as JournalEvent);
+        value = JSON.parse(line);
       } catch {
         if (i === lines.length - 1) break;
-        throw new RunDirectoryError(
-          `${this.journalPath}:${i + 1} is not a JSON event; the journal is damaged`,
-        );
+        throw damaged(i + 1, "is not JSON");
       }
+      // Replay trusts every field it reads: `null` or a bare number here would otherwise
+      // surface as a TypeError deep in the interpreter and mark the run failed.
+      const problem = journalEventProblem(value);
+      if (problem !== undefined) throw damaged(i + 1, problem);
+      events.push(value as JournalEvent);
     }
     return events;
   }
@@ -170,14 +187,42 @@ export class RunStore {
   }
 
   async readInput(): Promise<unknown> {
-    return JSON.parse(await readFile(join(this.dir, "input.json"), "utf8"));
+    const path = join(this.dir, "input.json");
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch {
+      throw new RunDirectoryError(`${path} is missing; the run cannot be resumed: start a new run`);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RunDirectoryError(
+        `${path} is not valid JSON; the run cannot be resumed: restore it, or start a new run`,
+      );
+    }
   }
 
   async appendApproval(record: ApprovalRecord): Promise<void> {
     appendJsonLine(join(this.dir, "approvals.jsonl"), record);
   }
 
+  /** The recorded approvals; a line that is JSON but not an approval record is refused. */
   async readApprovals(): Promise<ApprovalRecord[]> {
-    return (await readJsonLines(join(this.dir, "approvals.jsonl"))) as ApprovalRecord[];
+    const path = join(this.dir, "approvals.jsonl");
+    const records: ApprovalRecord[] = [];
+    for (const { line, value } of await readJsonLineEntries(path)) {
+      if (
+        value === null ||
+        typeof value !== "object" ||
+        typeof (value as { hash?: unknown }).hash !== "string"
+      ) {
+        throw new RunDirectoryError(
+          `${path}:${line} is not an approval record (an object with a \`hash\`); the log is damaged: restore it from a copy, or remove that line and approve again with terfyn approve`,
+        );
+      }
+      records.push(value as ApprovalRecord);
+    }
+    return records;
   }
 }

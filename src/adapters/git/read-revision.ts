@@ -7,7 +7,7 @@
  * process **by the object ids that listing printed**, never by `rev:path` text. A path holding a
  * newline would otherwise be two lines of the batch protocol and shift every later file onto
  * another blob's bytes. Names with control characters become diagnostics (TF2010), never a
- * silent skip; bytes that are not UTF-8 are TF2008. Symbolic links and submodules are not
+ * silent skip; bytes that are not UTF-8 are TF2009. Symbolic links and submodules are not
  * followed: their target is not part of the reviewed tree. Read-only: this module never
  * writes to a repository.
  */
@@ -170,17 +170,21 @@ export async function readProjectInRepository(
       );
       continue;
     }
+    let text: string | undefined;
     try {
-      files.push({ path: w.rel, text: decoder.decode(bytes) });
+      text = bytes.includes(0) ? undefined : decoder.decode(bytes);
     } catch {
+      text = undefined;
+    }
+    if (text === undefined)
       diagnostics.push(
         diagnostic(
-          "TF2008",
+          "TF2009",
           fileSpan(w.rel),
-          "is not UTF-8 text (a binary file, or another encoding); project files must be UTF-8",
+          "is binary (holds a NUL byte) or not valid UTF-8; save it as UTF-8 or move it out of the project (e.g. under fixtures/)",
         ),
       );
-    }
+    else files.push({ path: w.rel, text });
   }
   return { commit, tree, existed, files, diagnostics };
 }

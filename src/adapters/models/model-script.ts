@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { QUIET_YAML, yamlDocumentValue } from "../../core/config/yaml-value.ts";
 import type { ModelResponse } from "../../core/engine/journal.ts";
 import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
 
@@ -51,13 +52,22 @@ export class ScriptedModel implements ModelPort {
 
   static parse(path: string, text: string): ScriptedModel {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter });
+    const doc = parseDocument(text, { lineCounter, ...QUIET_YAML });
     if (doc.errors.length > 0) {
       const e = doc.errors[0];
       const pos = e ? lineCounter.linePos(e.pos[0]) : { line: 1, col: 1 };
       throw new ModelScriptError(`${path}:${pos.line}:${pos.col}: ${e?.message.split("\n")[0]}`);
     }
-    const parsed = scriptSchema.safeParse(doc.toJS());
+    // Alias bombs, unknown aliases, self-containing values and collection keys: a located
+    // message here, not a thrown error (or a run that fails mid-way on a value that cannot be
+    // journaled).
+    const read = yamlDocumentValue(doc);
+    if (!read.ok) {
+      const pos = lineCounter.linePos(read.problem.range.start);
+      const hint = read.problem.hint === undefined ? "" : `; ${read.problem.hint}`;
+      throw new ModelScriptError(`${path}:${pos.line}:${pos.col}: ${read.problem.message}${hint}`);
+    }
+    const parsed = scriptSchema.safeParse(read.value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const p = issue?.path.filter((x): x is string | number => typeof x !== "symbol") ?? [];

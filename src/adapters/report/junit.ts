@@ -1,16 +1,29 @@
 /**
  * Capability test results as JUnit XML (`terfyn test --junit FILE`), built with
- * junit-report-builder: one test suite per CapabilityTest, one test case per assertion.
+ * junit-report-builder: one test suite per CapabilityTest, one test case per assertion. When
+ * the project does not validate, its errors are the failures (suite `terfyn validate`), so a
+ * CI dashboard shows why the job failed instead of an empty or all-green report.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import junitModule, { type Builder } from "junit-report-builder";
 import type { CapabilityTestReport } from "../../core/testing/capability-tests.ts";
 
+/** A validation error as a failed test case. */
+export interface ValidationFailure {
+  /** Where: `path:line:col`. */
+  location: string;
+  code: string;
+  message: string;
+}
+
+export class JunitReportError extends Error {}
+
 export async function writeJunitReport(
   file: string,
   report: CapabilityTestReport,
   describe: (span: { file: string; line: number }) => string,
+  validationFailures: readonly ValidationFailure[] = [],
 ): Promise<void> {
   // A CommonJS module whose types declare an ES default export: take whichever shape arrives.
   const junit =
@@ -31,7 +44,32 @@ export async function writeJunitReport(
       .file(describe(r.span));
     if (!r.passed) testCase.failure(r.reason ?? "failed", r.kind);
   }
-  if (report.results.length === 0) builder.testSuite().name("CapabilityTest (none)");
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, builder.build());
+  if (validationFailures.length > 0) {
+    const suite = builder.testSuite().name("terfyn validate");
+    for (const f of validationFailures) {
+      suite
+        .testCase()
+        .className("terfyn validate")
+        .name(`${f.location}: ${f.code}`)
+        .file(f.location)
+        .failure(f.message, f.code);
+    }
+  } else if (report.results.length === 0) builder.testSuite().name("CapabilityTest (none)");
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, builder.build());
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === "EISDIR"
+        ? "it is a directory"
+        : code === "EEXIST" || code === "ENOTDIR"
+          ? "a directory on its path is a file"
+          : code === "EACCES" || code === "EPERM"
+            ? "permission denied"
+            : (code ?? (e as Error).message);
+    throw new JunitReportError(
+      `cannot write the JUnit report to ${file}: ${why}; --junit takes the path of a file to write`,
+    );
+  }
 }

@@ -8,6 +8,7 @@ import { writeStateFile } from "../../adapters/fs/state-file.ts";
 import { planProject } from "../../core/plan/plan-project.ts";
 import { buildState } from "../../core/plan/state.ts";
 import { renderPlanText } from "../../core/render/plan-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
@@ -55,7 +56,7 @@ export async function applyCommand(argv: string[], io: CliIo): Promise<number> {
   if (!result.ok) {
     printDiagnostics(io, ctx, ctx.diagnostics);
     io.stderr(
-      `terfyn apply: ${ctx.where} has ${plural(result.blocking.length, "error")}; nothing was applied\n`,
+      `terfyn apply: ${escapeTerminalText(ctx.where)} has ${plural(result.blocking.length, "error")}; nothing was applied\n`,
     );
     return 1;
   }

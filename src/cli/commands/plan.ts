@@ -12,6 +12,7 @@ import { renderPlanAnnotations } from "../../core/render/plan-annotations.ts";
 import { planToJson } from "../../core/render/plan-json.ts";
 import { renderPlanMarkdown } from "../../core/render/plan-markdown.ts";
 import { renderPlanText } from "../../core/render/plan-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
@@ -84,7 +85,7 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
     } else {
       printDiagnostics(io, ctx, ctx.diagnostics);
       io.stdout(
-        `${ctx.where}: ${plural(errors.length, "error")}; the project cannot be planned until they are fixed\n`,
+        `${escapeTerminalText(ctx.where)}: ${plural(errors.length, "error")}; the project cannot be planned until they are fixed\n`,
       );
     }
     return 1;

@@ -11,6 +11,7 @@ import type { Plan } from "../../core/plan/plan.ts";
 import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
 import type { StateFile } from "../../core/plan/state.ts";
 import { countBySeverity, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { type ValidationResult, validateProject } from "../../core/validate.ts";
 import { plural } from "../../core/words.ts";
 import { type CliIo, useColor } from "../io.ts";
@@ -74,7 +75,7 @@ export async function loadPrior(
     const rev = await readProjectAtRevision(ctx.root, options.against);
     if (!rev.existed) {
       io.stderr(
-        `note: ${ctx.where} has no terfyn.yaml at ${options.against}; everything is planned as new\n`,
+        `note: ${escapeTerminalText(ctx.where)} has no terfyn.yaml at ${escapeTerminalText(options.against)}; everything is planned as new\n`,
       );
       return {
         resources: [],

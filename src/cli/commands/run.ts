@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { type RunState, RunStore } from "../../adapters/fs/run-store.ts";
+import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
@@ -14,6 +14,8 @@ import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
+import { nestingProblem } from "../../core/nesting.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
@@ -106,6 +108,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       (e as NodeJS.ErrnoException).code === "ENOENT"
         ? `input file ${values["input-file"]} does not exist`
         : `input file ${values["input-file"]} is not valid JSON: ${(e as Error).message}`,
+    );
+  }
+  // Checked before anything recursive (schema checks, JSON.stringify, hashing) touches it.
+  if (nestingProblem(raw, MAX_INPUT_DEPTH) !== undefined) {
+    throw new UserError(
+      `input file ${values["input-file"]} nests deeper than ${MAX_INPUT_DEPTH} levels; a workflow input that deep is not supported: flatten it`,
     );
   }
   const args =
@@ -320,19 +328,23 @@ async function execute(x: ExecuteInput): Promise<number> {
           state.updated_at = now();
           await store.writeState(state, { durable: false });
         },
-        progress: (line) => io.stderr(`terfyn: ${line}\n`),
+        // Progress quotes model output and tool inputs: untrusted, so escaped.
+        progress: (line) => io.stderr(`terfyn: ${escapeTerminalText(line)}\n`),
       },
     });
     return await finish(io, store, state, outcome, now);
   } catch (e) {
-    if (e instanceof UserError || e instanceof UsageError) throw e;
+    // Bad input found while running (a damaged approvals log) is the user's to fix: the run
+    // is left as it was, not marked failed.
+    if (e instanceof UserError || e instanceof UsageError || e instanceof RunDirectoryError)
+      throw e;
     const message = (e as Error).message;
     state.status = "failed";
     state.error = message;
     state.updated_at = now();
     await store.append({ type: "run.end", status: "failed", error: message });
     await store.writeState(state);
-    io.stderr(`terfyn run: failed: ${message}\n`);
+    io.stderr(`terfyn run: failed: ${escapeTerminalText(message)}\n`);
     return 1;
   } finally {
     store.close();
@@ -340,6 +352,8 @@ async function execute(x: ExecuteInput): Promise<number> {
 }
 
 const CHECKPOINT_INTERVAL_MS = 100;
+/** Far deeper than any workflow state has reason to be, and well inside the stack. */
+const MAX_INPUT_DEPTH = 200;
 
 async function finish(
   io: CliIo,
@@ -369,7 +383,7 @@ async function finish(
       };
       await store.writeState(state);
       io.stderr(
-        `terfyn: paused for approval of ${outcome.label}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
+        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
       );
       return 2;
     case "in-doubt":
@@ -377,14 +391,14 @@ async function finish(
       state.error = outcome.error;
       await store.append({ type: "run.end", status: "in-doubt", error: outcome.error });
       await store.writeState(state);
-      io.stderr(`terfyn run: in doubt: ${outcome.error}\n`);
+      io.stderr(`terfyn run: in doubt: ${escapeTerminalText(outcome.error)}\n`);
       return 1;
     default:
       state.status = "failed";
       state.error = outcome.error;
       await store.append({ type: "run.end", status: "failed", error: outcome.error });
       await store.writeState(state);
-      io.stderr(`terfyn run: failed: ${outcome.error}\n`);
+      io.stderr(`terfyn run: failed: ${escapeTerminalText(outcome.error)}\n`);
       return 1;
   }
 }

@@ -1,15 +1,23 @@
 /**
  * `terfyn test`: run every CapabilityTest assertion statically, with no model. One line per
- * assertion, then `N passed, M failed` as the last line; exit 1 on any failure (or when the
- * project has errors, since the results then rest on a broken model).
+ * assertion, then `N passed, M failed` as the last line; exit 1 on any failure. A project that
+ * does not validate is not tested (assertions over a broken model prove nothing): each error is
+ * a FAIL line and a failure in the count and in the JUnit report.
  */
 import { resolve } from "node:path";
-import { writeJunitReport } from "../../adapters/report/junit.ts";
-import { countBySeverity } from "../../core/render/diagnostics-text.ts";
-import { runCapabilityTests } from "../../core/testing/capability-tests.ts";
+import {
+  JunitReportError,
+  type ValidationFailure,
+  writeJunitReport,
+} from "../../adapters/report/junit.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
+import {
+  type CapabilityTestReport,
+  runCapabilityTests,
+} from "../../core/testing/capability-tests.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
-import { type CliIo, UsageError, useColor } from "../io.ts";
+import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { loadProject } from "./project-context.ts";
 
 export const TEST_HELP = `Usage: terfyn test --project DIR [--junit FILE]
@@ -17,7 +25,8 @@ export const TEST_HELP = `Usage: terfyn test --project DIR [--junit FILE]
 Check every CapabilityTest assertion (forbidEffect, allowEffect, maxIterations,
 workflowEffects, requiresApproval) over the project's effect bounds, with no model. Prints
 PASS or FAIL per assertion (a failure names the grant and .agent line responsible) and ends
-with "N passed, M failed". Exits 1 on any failure.
+with "N passed, M failed". Exits 1 on any failure. A project that does not validate is not
+tested: each of its errors is a FAIL line and a failure (also in the JUnit report).
 
 Options:
   --project DIR   the directory holding terfyn.yaml (default: .)
@@ -37,32 +46,71 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`test: unexpected argument \`${positionals[0]}\` (use --project DIR)`);
   const ctx = await loadProject(io, values.project as string | undefined);
-  const report = runCapabilityTests(ctx.validation.project);
   const color = useColor(io);
   const paint = (code: string, s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const at = (s: { file: string; line: number }) => `${ctx.displayPath(s.file)}:${s.line}`;
+  // Assertion text, reasons and messages quote the project: escaped before they reach a terminal.
+  const safe = (s: string) => escapeTerminalText(s);
+  const junit = async (report: CapabilityTestReport, failures: ValidationFailure[] = []) => {
+    if (values.junit === undefined) return;
+    try {
+      await writeJunitReport(resolve(io.cwd, values.junit as string), report, at, failures);
+    } catch (e) {
+      if (e instanceof JunitReportError) throw new UserError(e.message);
+      throw e;
+    }
+  };
 
+  const errors = ctx.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0) {
+    const failures = errors.map((d) => ({
+      location: `${ctx.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`,
+      code: d.code,
+      message: d.message,
+    }));
+    const perFile = new Map<string, number>();
+    for (const [i, f] of failures.entries()) {
+      const file = (errors[i] as (typeof errors)[number]).span.file;
+      const n = (perFile.get(file) ?? 0) + 1;
+      perFile.set(file, n);
+      if (n <= MAX_FAIL_LINES_PER_FILE)
+        io.stdout(
+          `${paint("31", "FAIL")} validate: ${safe(f.location)}: ${f.code}: ${safe(f.message)}\n`,
+        );
+    }
+    for (const [file, n] of perFile) {
+      if (n > MAX_FAIL_LINES_PER_FILE)
+        io.stdout(
+          `${paint("31", "FAIL")} validate: ${safe(ctx.displayPath(file))}: and ${n - MAX_FAIL_LINES_PER_FILE} more\n`,
+        );
+    }
+    io.stdout(
+      `${safe(ctx.where)} does not validate (${plural(errors.length, "error")}; run terfyn validate for details): its capability tests were not checked\n`,
+    );
+    await junit({ results: [], passed: 0, failed: 0 }, failures);
+    io.stdout(`0 passed, ${errors.length} failed\n`);
+    return 1;
+  }
+
+  const report = runCapabilityTests(ctx.validation.project);
   if (report.results.length === 0) {
     io.stdout(
-      `${ctx.where}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
+      `${safe(ctx.where)}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
     );
   }
   for (const r of report.results) {
-    if (r.passed) io.stdout(`${paint("32", "PASS")} ${r.test}: ${r.text}\n`);
+    if (r.passed) io.stdout(`${paint("32", "PASS")} ${safe(r.test)}: ${safe(r.text)}\n`);
     else {
-      const culprit = r.culprit ? ` at ${at(r.culprit)}` : "";
-      io.stdout(`${paint("31", "FAIL")} ${r.test}: ${r.text}: ${r.reason}${culprit}\n`);
+      const culprit = r.culprit ? ` at ${safe(at(r.culprit))}` : "";
+      io.stdout(
+        `${paint("31", "FAIL")} ${safe(r.test)}: ${safe(r.text)}: ${safe(r.reason ?? "")}${culprit}\n`,
+      );
     }
   }
-  const { errors } = countBySeverity(ctx.diagnostics);
-  if (errors > 0) {
-    io.stderr(
-      `note: ${ctx.where} has ${plural(errors, "validation error")} (run terfyn validate); failing the run\n`,
-    );
-  }
-  if (values.junit !== undefined) {
-    await writeJunitReport(resolve(io.cwd, values.junit as string), report, at);
-  }
+  await junit(report);
   io.stdout(`${report.passed} passed, ${report.failed} failed\n`);
-  return report.failed > 0 || errors > 0 ? 1 : 0;
+  return report.failed > 0 ? 1 : 0;
 }
+
+/** Like the diagnostics renderer: the first problems of a file say what is wrong with it. */
+const MAX_FAIL_LINES_PER_FILE = 20;

@@ -9,6 +9,7 @@ import {
   diagnosticsToJson,
   renderDiagnosticsText,
 } from "../../core/render/diagnostics-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { validateProject } from "../../core/validate.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
@@ -68,7 +69,8 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
     plural(new Set(p.policies.map((r) => r.policy)).size, "policy", "policies"),
     plural(p.capabilityTests.length, "capability test"),
   ].join(", ");
-  const where = relative(io.cwd, root) || ".";
+  // The summary line names the directory as given: escaped, like every path we print.
+  const where = escapeTerminalText(relative(io.cwd, root) || ".");
   if (errors > 0) {
     io.stdout(
       `${where}: ${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}\n`,

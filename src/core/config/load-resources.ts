@@ -23,6 +23,7 @@ import { type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
 import { article } from "../words.ts";
 import { API_VERSION, RESOURCE_KINDS, type ResourceKind, resourceSchemas } from "./schemas.ts";
+import { QUIET_YAML, yamlDocumentValue } from "./yaml-value.ts";
 
 export type PathSegment = string | number;
 
@@ -80,6 +81,7 @@ export function loadResources(path: string, rawText: string): LoadResourcesResul
       lineCounter: new LineCounter(),
       uniqueKeys: true,
       prettyErrors: false,
+      ...QUIET_YAML,
     }) as Document.Parsed[];
   } catch (e) {
     diagnostics.push(
@@ -109,35 +111,23 @@ export function loadResources(path: string, rawText: string): LoadResourcesResul
     }
     const root = doc.contents as Node | null;
     if (root === null || root === undefined) continue;
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
+    const read = yamlDocumentValue(doc);
+    if (!read.ok) {
+      const { message, range, hint } = read.problem;
       diagnostics.push(
         diagnostic(
           "TF2001",
-          source.span(rangeOf(root)),
-          `YAML: ${e instanceof RangeError ? "the document is nested too deeply" : firstLine((e as Error).message)}`,
-        ),
-      );
-      continue;
-    }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
-    if (isSelfReferential(value)) {
-      diagnostics.push(
-        diagnostic(
-          "TF2001",
-          source.span(rangeOf(root)),
-          "YAML anchors and aliases make this document contain itself",
-          {
-            hint: "an alias (*name) may repeat an anchored value, not refer to the value it is inside",
-          },
+          source.span(range),
+          `YAML: ${message}`,
+          hint === undefined ? {} : { hint },
         ),
       );
       const partial = identify(doc);
       if (partial) invalid.push(partial);
       continue;
     }
+    const value = read.value;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
     const obj = value as Record<string, unknown>;
     const apiVersion = obj.apiVersion;
     const kind = obj.kind;
@@ -203,20 +193,6 @@ export function loadResources(path: string, rawText: string): LoadResourcesResul
     } as LoadedResource);
   }
   return { resources, invalid, diagnostics };
-}
-
-/** Whether a value (from aliases) contains itself; shared but acyclic values are fine. */
-function isSelfReferential(value: unknown, path: Set<object> = new Set()): boolean {
-  if (value === null || typeof value !== "object") return false;
-  // Deeper than any resource has reason to be: treat as unusable rather than risk the stack.
-  if (path.size > 500) return true;
-  if (path.has(value)) return true;
-  path.add(value);
-  for (const child of Object.values(value)) {
-    if (isSelfReferential(child, path)) return true;
-  }
-  path.delete(value);
-  return false;
 }
 
 /** Kind and name of a document that will not load, when they can still be read from it. */

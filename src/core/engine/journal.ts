@@ -4,6 +4,9 @@
  * without repeating any of them.
  */
 
+import { z } from "zod";
+import { nestingProblem } from "../nesting.ts";
+
 export type JournalEvent =
   | { type: "run.start"; run: string; workflow: string; ir_hash: string; input: unknown }
   | { type: "run.resume"; ir_hash: string }
@@ -59,4 +62,55 @@ export interface TokenUsage {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+}
+
+const stepEvent = z.looseObject({ step: z.string() });
+const keyEvent = z.looseObject({ key: z.string() });
+const hashEvent = z.looseObject({ step: z.string(), hash: z.string() });
+const modelResponse = z.union([
+  z.looseObject({
+    kind: z.literal("tool_calls"),
+    calls: z.array(z.looseObject({ id: z.string(), tool: z.string() })),
+  }),
+  z.looseObject({ kind: z.literal("output") }),
+]);
+/**
+ * The fields resume relies on, per event type. Other fields and unknown types pass: the journal
+ * may grow, but what replay reads must be what the interpreter wrote.
+ */
+const EVENT_SHAPES: Record<string, z.ZodType> = {
+  "step.start": stepEvent,
+  "step.end": stepEvent,
+  "model.turn": z.looseObject({ step: z.string(), turn: z.number(), response: modelResponse }),
+  "effect.intent": keyEvent,
+  "effect.result": z.looseObject({ key: z.string(), ok: z.boolean() }),
+  "tool.denied": keyEvent,
+  "approval.requested": hashEvent,
+  "approval.granted": hashEvent,
+  "run.end": z.looseObject({ status: z.string() }),
+};
+
+/** Inputs and model outputs are held to 200 levels; an event wraps them in a few more. */
+const MAX_EVENT_DEPTH = 256;
+
+/**
+ * Why a parsed journal line is not an event resume can trust, or undefined when it is. A
+ * journal is written only by Terfyn, so a line that fails this was damaged or edited by hand.
+ */
+export function journalEventProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return `is ${value === null ? "null" : Array.isArray(value) ? "a list" : `a ${typeof value}`}, not a journal event (an object with a \`type\`)`;
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== "string") return "is an object without a string `type`, not a journal event";
+  if (nestingProblem(value, MAX_EVENT_DEPTH) !== undefined)
+    return `nests deeper than ${MAX_EVENT_DEPTH} levels, deeper than any event Terfyn writes`;
+  const shape = EVENT_SHAPES[type];
+  const parsed = shape?.safeParse(value);
+  if (parsed && !parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join(".") || "(event)";
+    return `is a ${type} event whose \`${field}\` is not what Terfyn writes (${issue?.message ?? "invalid"})`;
+  }
+  return undefined;
 }

@@ -69,6 +69,10 @@ export function belongsToProject(path: string, exclude: readonly string[] = []):
   });
 }
 
+/** What to do about a project file that is not UTF-8 text (adapters reading files use it too). */
+export const NOT_TEXT_HINT =
+  "project .agent and YAML files are UTF-8 text: save it as UTF-8, or move it out of the project (files under fixtures/ are not read)";
+
 export interface ResolveResult {
   project: ResolvedProject;
   diagnostics: Diagnostic[];
@@ -85,6 +89,19 @@ export function resolveProject(files: readonly ProjectFile[]): ResolveResult {
   for (const f of sorted) {
     const source = new SourceText(f.path, f.text);
     sources.set(f.path, source);
+    // A binary file would otherwise be one diagnostic per stray byte; it is one problem.
+    const nul = f.text.indexOf("\u0000");
+    if (nul >= 0) {
+      diagnostics.push(
+        diagnostic(
+          "TF2009",
+          source.span({ start: nul, end: nul + 1 }),
+          "this is not a text file (it holds a NUL byte); it was not parsed",
+          { hint: NOT_TEXT_HINT },
+        ),
+      );
+      continue;
+    }
     if (f.path.endsWith(".agent")) {
       const parsed = parseAgentFile(source);
       agentFiles.push(parsed.file);

@@ -1,16 +1,27 @@
 /**
  * Diagnostics as text: `path:line:col: error TF1234: message`, the source line, a caret under
  * the span, then the hint and related locations. Also the JSON form (`--format json`).
+ *
+ * The text goes to a terminal, and every piece of it that comes from the project (the source
+ * line, names and paths quoted in messages) is escaped first, so a hostile file cannot drive
+ * the terminal. A file with very many problems (a binary file, a file of another format) shows
+ * its first few and "and N more", not a screenful per character.
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { SourceText } from "../source.ts";
+import { escapeTerminalText } from "./terminal-text.ts";
 
 export interface DiagnosticRenderOptions {
   sources: ReadonlyMap<string, SourceText>;
   /** Maps a project-relative file to the path shown to the user. */
   displayPath: (file: string) => string;
   color?: boolean;
+  /** At most this many diagnostics per file are shown, then "and N more" (default 20). */
+  maxPerFile?: number;
 }
+
+/** Enough to see what is wrong with a file; beyond it, more lines bury the other files. */
+export const DEFAULT_MAX_DIAGNOSTICS_PER_FILE = 20;
 
 const STYLE = {
   error: "\u001b[1;31m",
@@ -24,28 +35,35 @@ const STYLE = {
 export function renderDiagnosticText(d: Diagnostic, options: DiagnosticRenderOptions): string {
   const paint = (style: keyof typeof STYLE, s: string) =>
     options.color ? `${STYLE[style]}${s}${STYLE.reset}` : s;
-  const where = `${options.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`;
+  const safe = (s: string) => escapeTerminalText(s);
+  const path = (file: string) => safe(options.displayPath(file));
+  const where = `${path(d.span.file)}:${d.span.line}:${d.span.column}`;
   const lines = [
-    `${paint("bold", `${where}:`)} ${paint(d.severity, `${d.severity} ${d.code}`)}: ${d.message}`,
+    `${paint("bold", `${where}:`)} ${paint(d.severity, `${d.severity} ${d.code}`)}: ${safe(d.message)}`,
   ];
   const source = options.sources.get(d.span.file);
   if (source && d.span.line >= 1) {
-    const text = source.lineText(d.span.line).replace(/\t/g, " ");
-    if (text.trim() !== "") {
+    const raw = source.lineText(d.span.line).replace(/\t/g, " ");
+    if (raw.trim() !== "") {
       const gutter = String(d.span.line);
       const pad = " ".repeat(gutter.length);
-      const endCol = d.span.endLine === d.span.line ? d.span.endColumn : text.length + 1;
-      const width = Math.max(1, Math.min(endCol, text.length + 1) - d.span.column);
-      lines.push(paint("dim", ` ${gutter} | `) + text);
+      const endCol = d.span.endLine === d.span.line ? d.span.endColumn : raw.length + 1;
+      // Columns index the raw line; an escape is wider than the character it shows, so the
+      // caret is placed by the escaped width of what precedes and of what it underlines.
+      const start = Math.min(Math.max(0, d.span.column - 1), raw.length);
+      const end = Math.min(Math.max(start, endCol - 1), raw.length);
+      const indent = safe(raw.slice(0, start)).length + Math.max(0, d.span.column - 1 - raw.length);
+      const width = Math.max(1, safe(raw.slice(start, end)).length);
+      lines.push(paint("dim", ` ${gutter} | `) + safe(raw));
       lines.push(
-        `${paint("dim", ` ${pad} | `)}${" ".repeat(Math.max(0, d.span.column - 1))}${paint(d.severity, "^".repeat(width))}`,
+        `${paint("dim", ` ${pad} | `)}${" ".repeat(indent)}${paint(d.severity, "^".repeat(width))}`,
       );
     }
   }
-  if (d.hint) lines.push(`  = hint: ${d.hint}`);
+  if (d.hint) lines.push(`  = hint: ${safe(d.hint)}`);
   for (const r of d.related ?? []) {
     lines.push(
-      `  = note: ${r.message} at ${options.displayPath(r.span.file)}:${r.span.line}:${r.span.column}`,
+      `  = note: ${safe(r.message)} at ${path(r.span.file)}:${r.span.line}:${r.span.column}`,
     );
   }
   return lines.join("\n");
@@ -55,7 +73,24 @@ export function renderDiagnosticsText(
   diagnostics: readonly Diagnostic[],
   options: DiagnosticRenderOptions,
 ): string {
-  return diagnostics.map((d) => renderDiagnosticText(d, options)).join("\n\n");
+  const max = Math.max(1, options.maxPerFile ?? DEFAULT_MAX_DIAGNOSTICS_PER_FILE);
+  const total = new Map<string, number>();
+  for (const d of diagnostics) total.set(d.span.file, (total.get(d.span.file) ?? 0) + 1);
+  const shown = new Map<string, number>();
+  const blocks: string[] = [];
+  for (const d of diagnostics) {
+    const n = (shown.get(d.span.file) ?? 0) + 1;
+    shown.set(d.span.file, n);
+    if (n > max) continue;
+    blocks.push(renderDiagnosticText(d, options));
+    const rest = (total.get(d.span.file) ?? 0) - max;
+    if (n === max && rest > 0) {
+      blocks.push(
+        `${escapeTerminalText(options.displayPath(d.span.file))}: and ${rest} more in this file (\`terfyn validate --format json\` lists them all)`,
+      );
+    }
+  }
+  return blocks.join("\n\n");
 }
 
 export function countBySeverity(diagnostics: readonly Diagnostic[]): {
