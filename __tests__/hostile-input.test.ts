@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTerfyn } from "./helpers/cli.ts";
-import { copyExample, edit, write } from "./helpers/example-project.ts";
+import { copyExample, edit, grant, write } from "./helpers/example-project.ts";
 
 const repo = join(import.meta.dirname, "..");
 const ESC = "\u001b";
@@ -389,21 +389,36 @@ describe("bad run input is a located message, and leaves the run as it was", () 
 });
 
 describe("terfyn test on a project that does not validate", () => {
-  it("fails every error, ends with '0 passed, N failed' and records the errors in JUnit", async () => {
+  it("counts no pass (SKIP), fails every error, ends with '0 passed, N failed' and records it all in JUnit", async () => {
     const dir = copyExample();
     edit(dir, "main.agent", 'model "mock/gpt-4"', 'model "nope/x"');
     const r = await runTerfyn(["test", "--project", ".", "--junit", "out/junit.xml"], dir);
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines.at(-1)).toBe("0 passed, 1 failed");
-    expect(lines[0]).toMatch(/^FAIL validate: main\.agent:8:9: TF3007: /);
+    expect(lines.filter((l) => l.startsWith("SKIP capabilities: "))).toHaveLength(4);
+    expect(lines.filter((l) => /^FAIL validate: main\.agent:8:9: TF3007: /.test(l))).toHaveLength(
+      1,
+    );
     expect(r.stdout).not.toContain("PASS");
     const xml = readFileSync(join(dir, "out", "junit.xml"), "utf8");
-    expect(xml).toMatch(/<testsuites tests="1" failures="1"/);
+    expect(xml).toMatch(/<testsuites tests="5" failures="1" errors="0" skipped="4"/);
     expect(xml).toContain('<testsuite name="terfyn validate"');
     expect(xml).toMatch(
       /<testcase classname="terfyn validate" name="main\.agent:8:9: TF3007" file="main\.agent:8:9">\s*<failure message="[^"]*nope[^"]*" type="TF3007"/,
     );
+  });
+
+  it("still fails the assertion a forbidden grant breaks, alongside the policy error", async () => {
+    const dir = copyExample();
+    grant(dir, "Reviewer", "tool.workspace.write_file");
+    const r = await runTerfyn(["test", "--project", "."], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /^FAIL capabilities: forbidEffect \{ agent: Reviewer, effect: workspace\.write \}: /m,
+    );
+    expect(r.stdout).toMatch(/^FAIL validate: main\.agent:\d+:5: TF5006: /m);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("0 passed, 2 failed");
   });
 });
 

@@ -43,6 +43,8 @@ export async function writeJunitReport(
       .name(r.text)
       .file(describe(r.span));
     if (!r.passed) testCase.failure(r.reason ?? "failed", r.kind);
+    // A pass over a project that does not validate is not evidence: skipped, not passed.
+    else if (validationFailures.length > 0) testCase.skipped();
   }
   if (validationFailures.length > 0) {
     const suite = builder.testSuite().name("terfyn validate");

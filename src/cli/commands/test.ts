@@ -1,8 +1,8 @@
 /**
  * `terfyn test`: run every CapabilityTest assertion statically, with no model. One line per
- * assertion, then `N passed, M failed` as the last line; exit 1 on any failure. A project that
- * does not validate is not tested (assertions over a broken model prove nothing): each error is
- * a FAIL line and a failure in the count and in the JUnit report.
+ * assertion, then `N passed, M failed` as the last line; exit 1 on any failure. On a project
+ * that does not validate no assertion counts as passed (a pass over a broken model proves
+ * nothing): each error is a FAIL line and a failure, in the count and in the JUnit report.
  */
 import { resolve } from "node:path";
 import {
@@ -26,7 +26,8 @@ Check every CapabilityTest assertion (forbidEffect, allowEffect, maxIterations,
 workflowEffects, requiresApproval) over the project's effect bounds, with no model. Prints
 PASS or FAIL per assertion (a failure names the grant and .agent line responsible) and ends
 with "N passed, M failed". Exits 1 on any failure. A project that does not validate is not
-tested: each of its errors is a FAIL line and a failure (also in the JUnit report).
+trusted: each of its errors is a FAIL line and a failure, failed assertions still count, and
+passing ones show as SKIP (also in the JUnit report), so it ends "0 passed, M failed".
 
 Options:
   --project DIR   the directory holding terfyn.yaml (default: .)
@@ -62,44 +63,23 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   };
 
   const errors = ctx.diagnostics.filter((d) => d.severity === "error");
-  if (errors.length > 0) {
-    const failures = errors.map((d) => ({
-      location: `${ctx.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`,
-      code: d.code,
-      message: d.message,
-    }));
-    const perFile = new Map<string, number>();
-    for (const [i, f] of failures.entries()) {
-      const file = (errors[i] as (typeof errors)[number]).span.file;
-      const n = (perFile.get(file) ?? 0) + 1;
-      perFile.set(file, n);
-      if (n <= MAX_FAIL_LINES_PER_FILE)
-        io.stdout(
-          `${paint("31", "FAIL")} validate: ${safe(f.location)}: ${f.code}: ${safe(f.message)}\n`,
-        );
-    }
-    for (const [file, n] of perFile) {
-      if (n > MAX_FAIL_LINES_PER_FILE)
-        io.stdout(
-          `${paint("31", "FAIL")} validate: ${safe(ctx.displayPath(file))}: and ${n - MAX_FAIL_LINES_PER_FILE} more\n`,
-        );
-    }
-    io.stdout(
-      `${safe(ctx.where)} does not validate (${plural(errors.length, "error")}; run terfyn validate for details): its capability tests were not checked\n`,
-    );
-    await junit({ results: [], passed: 0, failed: 0 }, failures);
-    io.stdout(`0 passed, ${errors.length} failed\n`);
-    return 1;
-  }
-
+  // On a project that does not validate, a failed assertion is still a real finding (the reach
+  // was found), but a pass may be hollow (a grant that did not resolve reaches nothing). So
+  // failures are shown and counted, passes are shown as SKIP and not counted, and every error
+  // is a failure of its own: the last line cannot read as green.
+  const trusted = errors.length === 0;
   const report = runCapabilityTests(ctx.validation.project);
-  if (report.results.length === 0) {
+  if (report.results.length === 0 && trusted) {
     io.stdout(
       `${safe(ctx.where)}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,
     );
   }
   for (const r of report.results) {
-    if (r.passed) io.stdout(`${paint("32", "PASS")} ${safe(r.test)}: ${safe(r.text)}\n`);
+    if (r.passed && trusted) io.stdout(`${paint("32", "PASS")} ${safe(r.test)}: ${safe(r.text)}\n`);
+    else if (r.passed)
+      io.stdout(
+        `${paint("33", "SKIP")} ${safe(r.test)}: ${safe(r.text)}: not trusted while the project does not validate\n`,
+      );
     else {
       const culprit = r.culprit ? ` at ${safe(at(r.culprit))}` : "";
       io.stdout(
@@ -107,9 +87,39 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
       );
     }
   }
-  await junit(report);
-  io.stdout(`${report.passed} passed, ${report.failed} failed\n`);
-  return report.failed > 0 ? 1 : 0;
+  if (trusted) {
+    await junit(report);
+    io.stdout(`${report.passed} passed, ${report.failed} failed\n`);
+    return report.failed > 0 ? 1 : 0;
+  }
+
+  const failures = errors.map((d) => ({
+    location: `${ctx.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`,
+    code: d.code,
+    message: d.message,
+  }));
+  const perFile = new Map<string, number>();
+  for (const [i, f] of failures.entries()) {
+    const file = (errors[i] as (typeof errors)[number]).span.file;
+    const n = (perFile.get(file) ?? 0) + 1;
+    perFile.set(file, n);
+    if (n <= MAX_FAIL_LINES_PER_FILE)
+      io.stdout(
+        `${paint("31", "FAIL")} validate: ${safe(f.location)}: ${f.code}: ${safe(f.message)}\n`,
+      );
+  }
+  for (const [file, n] of perFile) {
+    if (n > MAX_FAIL_LINES_PER_FILE)
+      io.stdout(
+        `${paint("31", "FAIL")} validate: ${safe(ctx.displayPath(file))}: and ${n - MAX_FAIL_LINES_PER_FILE} more\n`,
+      );
+  }
+  io.stdout(
+    `${safe(ctx.where)} does not validate (${plural(errors.length, "error")}; run terfyn validate for details), so no assertion counts as passed\n`,
+  );
+  await junit(report, failures);
+  io.stdout(`0 passed, ${report.failed + errors.length} failed\n`);
+  return 1;
 }
 
 /** Like the diagnostics renderer: the first problems of a file say what is wrong with it. */
