@@ -82,7 +82,8 @@ describe("untrusted text never drives the terminal", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).not.toMatch(RAW_CONTROL);
     expect(r.stdout).toContain("unknown kind `Tool\\x1b]0;PWNED\\x07`");
-    expect(r.stdout).toContain("odd\\x1b[2J.agent:1:");
+    // The name itself is a finding (TF2010), shown escaped: the file is never read or echoed raw.
+    expect(r.stdout).toContain("odd\\u001b[2J.agent:1:1: error TF2010");
   });
 
   it("escapes control characters in one-line errors that quote user text", async () => {
