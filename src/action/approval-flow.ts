@@ -21,7 +21,7 @@ import { mdCode } from "../core/render/markdown-escape.ts";
 import { projectLabel } from "../core/render/pr-report.ts";
 import { planTarget, reportFlow } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
-import { pullRequestTarget } from "./targets.ts";
+import { pullRequestTargetFromApi } from "./targets.ts";
 
 export interface CommentEvent {
   action: string;
@@ -66,19 +66,7 @@ export async function approvalCommentFlow(
   };
   const author = payload.comment.user?.login ?? "";
   const pr = await gateway.getPullRequest(number);
-  const target = await pullRequestTarget(
-    ctx.repoRoot,
-    {
-      number,
-      headSha: pr.headSha,
-      baseSha: pr.baseSha,
-      author: pr.author,
-      labels: pr.labels,
-      ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
-      mergeCandidates: [pr.mergeCommitSha],
-    },
-    core.info,
-  );
+  const target = await pullRequestTargetFromApi(ctx.repoRoot, number, pr, core.info);
   const outcomes = await planTarget(ctx.repoRoot, target, settings.projects);
   const current = outcomes.flatMap((o) => (o.plan ? [{ path: o.path, hash: o.plan.hash }] : []));
   const me = await gateway.identity();

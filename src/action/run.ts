@@ -54,17 +54,10 @@ export async function run(options: RunOptions = {}): Promise<void> {
       // A trusted job (workflow_run) reporting a pull request by number: head and base come
       // from the API, never from an artifact the pull request produced.
       const pr = await gateway.getPullRequest(settings.pullRequest);
-      const target = await targets.pullRequestTarget(
+      const target = await targets.pullRequestTargetFromApi(
         repoRoot,
-        {
-          number: settings.pullRequest,
-          headSha: pr.headSha,
-          baseSha: pr.baseSha,
-          author: pr.author,
-          labels: pr.labels,
-          ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
-          mergeCandidates: [pr.mergeCommitSha],
-        },
+        settings.pullRequest,
+        pr,
         core.info,
       );
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);

@@ -91,6 +91,35 @@ export async function pullRequestTarget(
   };
 }
 
+/** A pull request read from the API (never from an artifact), planned as `pull_request` is. */
+export function pullRequestTargetFromApi(
+  repoRoot: string,
+  number: number,
+  pr: {
+    headSha: string;
+    baseSha: string;
+    author: string;
+    labels: string[];
+    headRepo?: string;
+    mergeCommitSha?: string;
+  },
+  log: (m: string) => void,
+): Promise<PlanTarget> {
+  return pullRequestTarget(
+    repoRoot,
+    {
+      number,
+      headSha: pr.headSha,
+      baseSha: pr.baseSha,
+      author: pr.author,
+      labels: pr.labels,
+      ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+      mergeCandidates: [pr.mergeCommitSha],
+    },
+    log,
+  );
+}
+
 export async function mergeGroupTarget(
   repoRoot: string,
   group: { head_sha?: unknown; base_sha?: unknown },
