@@ -1,11 +1,32 @@
 /**
  * The Octokit client every GitHub adapter uses: @actions/github's Octokit with the retry and
- * throttling plugins (secondary rate limits wait and retry a bounded number of times). Tests
+ * throttling plugins (secondary rate limits wait and retry a bounded number of times; writes
+ * are spaced only past a short burst). Tests
  * pass Node's global fetch, which nock intercepts, and turn retries off.
  */
 import { getOctokit } from "@actions/github";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
+import Bottleneck from "bottleneck/light.js";
+
+/**
+ * Mutating requests: a burst of up to 10 at once, then one per second. GitHub asks for a
+ * second between writes when making *many* of them; the plugin's default spaces every write
+ * (a normal pull request's check run, comment and status cost two idle seconds), so only long
+ * runs (annotation batches, many projects) are spaced.
+ */
+export const WRITE_BURST = 10;
+function writeLimiter(): Bottleneck.Group {
+  return new Bottleneck.Group({
+    id: "terfyn-write",
+    maxConcurrent: 1,
+    minTime: 0,
+    reservoir: WRITE_BURST,
+    reservoirIncreaseAmount: 1,
+    reservoirIncreaseInterval: 1000,
+    reservoirIncreaseMaximum: WRITE_BURST,
+  });
+}
 
 export type GitHubClient = ReturnType<typeof getOctokit>;
 
@@ -27,6 +48,7 @@ export function createGitHubClient(token: string, options: ClientOptions = {}): 
       retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0, retries },
       throttle: {
         enabled: retries > 0,
+        write: writeLimiter(),
         onRateLimit: (
           after: number,
           o: { method: string; url: string },
