@@ -23,8 +23,10 @@ export interface ValidationResult {
 }
 
 export function validateProject(files: readonly ProjectFile[]): ValidationResult {
+  // Read once: computing it inside the filter re-parsed terfyn.yaml for every file.
+  const excludes = projectExcludes(files);
   const { project, diagnostics } = resolveProject(
-    files.filter((f) => belongsToProject(f.path, projectExcludes(files))),
+    files.filter((f) => belongsToProject(f.path, excludes)),
   );
   diagnostics.push(...checkWorkflows(project));
   diagnostics.push(...checkEffects(project));
