@@ -55,6 +55,7 @@ import { validateProject } from "../src/core/validate.ts";
 import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
+import { runRatios } from "./ratios.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
@@ -73,9 +74,7 @@ const ENGINE_DIR = ".terfyn-engine-bench";
 /** Below the project directory: the Action benchmark's repository and runner files. */
 const ACTION_DIR = ".terfyn-action-bench";
 
-const TARGET_RATIO = 3;
 const TARGET_MS = 1000;
-const TARGET_PLAN_RATIO = 4;
 const TARGET_PLAN_MS = 1500;
 /** The share of the project's grants the second commit changes. */
 const CHANGED_GRANTS = 0.05;
@@ -96,6 +95,10 @@ interface Options {
   engine: boolean;
   /** Run the Action figures (off with --no-action, or --engine-only alone). */
   action: boolean;
+  /** Whole-process ratios against the honest floor (bench/ratios.ts); off with --no-ratios. */
+  ratios: boolean;
+  /** --quick: the ratios at 2,000 agents only, 3 pairs, nothing else (a CI smoke run). */
+  quick: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -112,13 +115,15 @@ function parseOptions(argv: string[]): Options {
       "no-engine": { type: "boolean", default: false },
       "action-only": { type: "boolean", default: false },
       "no-action": { type: "boolean", default: false },
+      "no-ratios": { type: "boolean", default: false },
+      quick: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: npm run bench -- [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only] [--action-only] [--no-engine] [--no-action]\n",
+      "Usage: npm run bench -- [--quick] [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-ratios]\n",
     );
     process.exit(0);
   }
@@ -135,11 +140,13 @@ function parseOptions(argv: string[]): Options {
     warmup: int("warmup", values.warmup, 0),
     seed: int("seed", values.seed, 0),
     cli: !values["no-cli"],
-    validate: !only,
-    engine: (!only || values["engine-only"]) && !values["no-engine"],
-    action: (!only || values["action-only"]) && !values["no-action"],
+    validate: !only && !values.quick,
+    engine: (!only || values["engine-only"]) && !values["no-engine"] && !values.quick,
+    action: (!only || values["action-only"]) && !values["no-action"] && !values.quick,
+    ratios: (!only && !values["no-ratios"]) || values.quick,
+    quick: values.quick,
   };
-  if (!opts.validate && !opts.engine && !opts.action)
+  if (!opts.validate && !opts.engine && !opts.action && !opts.ratios)
     throw new BenchBroken("the --*-only and --no-* flags given leave nothing to run");
   if (values.out !== undefined) opts.out = resolve(values.out);
   return opts;
@@ -664,11 +671,9 @@ async function validateAndPlan(opts: Options, dir: string, temporary: boolean): 
   const baseMs = median(base);
   const valMs = median(val);
   const ratio = valMs / baseMs;
-  const ratioOk = ratio <= TARGET_RATIO;
   const absOk = valMs < TARGET_MS;
   const planMs = median(plans);
   const planRatio = planMs / baseMs;
-  const planRatioOk = planRatio <= TARGET_PLAN_RATIO;
   const planAbsOk = planMs < TARGET_PLAN_MS;
   const s = synthetic.stats;
   const pc = planCheck;
@@ -763,11 +768,12 @@ async function validateAndPlan(opts: Options, dir: string, temporary: boolean): 
   ];
   return {
     rows,
+    // The YAML-twin baseline above costs more than validate itself, so ratios against it pass
+    // whatever validate does: they are reported, not judged. The judged ratios are the
+    // whole-process ones against the honest floor (bench/ratios.ts).
     targets: [
-      [`validate <= ${TARGET_RATIO}x baseline`, ratioOk],
-      [`validate < ${TARGET_MS} ms`, absOk],
-      [`plan --against <= ${TARGET_PLAN_RATIO}x baseline`, planRatioOk],
-      [`plan --against < ${TARGET_PLAN_MS} ms`, planAbsOk],
+      [`validate < ${TARGET_MS} ms (in-process)`, absOk],
+      [`plan --against < ${TARGET_PLAN_MS} ms (in-process)`, planAbsOk],
     ],
   };
 }
@@ -777,6 +783,13 @@ async function main(): Promise<number> {
   const { dir, temporary } = await prepareDir(opts);
   try {
     const sections: Section[] = [];
+    if (opts.ratios) {
+      const r = await runRatios({ quick: opts.quick });
+      sections.push({
+        rows: [["whole processes against the floor", "(bench/ratios.ts)"], ...r.rows],
+        targets: r.targets,
+      });
+    }
     if (opts.validate) sections.push(await validateAndPlan(opts, dir, temporary));
     if (opts.engine) {
       if (!temporary) await writeMarker(dir);
@@ -805,6 +818,7 @@ async function main(): Promise<number> {
     const targets = sections.flatMap((s) => s.targets);
     for (const [name, ok] of targets) rows.push([name, ok ? "PASS" : "FAIL"]);
     const title = [
+      opts.ratios ? "ratios against the floor" : "",
       opts.validate ? "validate and plan" : "",
       opts.engine ? "engine" : "",
       opts.action ? "GitHub Action" : "",

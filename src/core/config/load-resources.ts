@@ -23,7 +23,7 @@ import { type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
 import { article } from "../words.ts";
 import { API_VERSION, RESOURCE_KINDS, type ResourceKind, resourceSchemas } from "./schemas.ts";
-import { QUIET_YAML, yamlDocumentValue } from "./yaml-value.ts";
+import { YAML_PARSE_OPTIONS, yamlDocumentValue } from "./yaml-value.ts";
 
 export type PathSegment = string | number;
 
@@ -79,9 +79,7 @@ export function loadResources(path: string, rawText: string): LoadResourcesResul
   try {
     docs = parseAllDocuments(text, {
       lineCounter: new LineCounter(),
-      uniqueKeys: true,
-      prettyErrors: false,
-      ...QUIET_YAML,
+      ...YAML_PARSE_OPTIONS,
     }) as Document.Parsed[];
   } catch (e) {
     diagnostics.push(

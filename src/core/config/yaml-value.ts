@@ -31,6 +31,9 @@ export const MAX_YAML_DEPTH = 200;
 /** Parse options every user-YAML reader passes: no warnings printed behind the caller's back. */
 export const QUIET_YAML = { logLevel: "error" } as const;
 
+/** How every resource file is parsed (with a LineCounter added per file); the bench floor uses it too. */
+export const YAML_PARSE_OPTIONS = { uniqueKeys: true, prettyErrors: false, ...QUIET_YAML } as const;
+
 export function yamlDocumentValue(doc: Document.Parsed): YamlValueResult {
   const root = doc.contents as Node | null;
   const whole = rangeOf(root);
