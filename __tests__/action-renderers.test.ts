@@ -138,6 +138,42 @@ describe("budgets at 2,600 agents", () => {
   }
 });
 
+describe("a small budget", () => {
+  it("still keeps the headline, the head of the widened list and the footer", async () => {
+    const { generateSyntheticProject: gen } = await import("../bench/synthetic-project.ts");
+    const p = gen({
+      seed: 3,
+      agents: 300,
+      tools: 20,
+      operationsPerTool: 5,
+      grantsPerAgent: 4,
+      workflows: 20,
+      agentFiles: 3,
+      toolFiles: 2,
+    });
+    const v = validateProject(p.files.map((f) => ({ path: f.path, text: f.text })));
+    const planned = planProject(v, { resources: [], source: { source: "none" } });
+    if (!planned.ok) throw new Error("must plan");
+    const tests = runCapabilityTests(v.project);
+    const body = renderProjectReport(
+      {
+        path: "small",
+        outcome: decideOutcome({ plan: planned.plan, blocking: [], tests }, "forbidden"),
+        plan: planned.plan,
+        tests,
+        blocking: [],
+        revisions: { event: "pull_request", base: "a".repeat(40), head: "b".repeat(40) },
+        approvers: "write",
+      },
+      { budget: 6_000 },
+    );
+    expect(body.length).toBeLessThanOrEqual(6_000);
+    expect(body).toContain("**Authority widened**");
+    expect(body).toMatch(/… and \d+ more/);
+    expect(body).toContain(`Plan \`${planned.plan.hash}\``);
+  });
+});
+
 describe("reading a commit by object id", () => {
   it("gives every file its own bytes whatever its name holds, and flags unsafe names", async () => {
     const repo = mkdtempSync(join(tmpdir(), "terfyn-names-"));

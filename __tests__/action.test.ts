@@ -325,6 +325,22 @@ describe("pull_request: plan what would merge", () => {
     expect(planComment(gh)?.body).toContain(`merge \`${merge.slice(0, 12)}\``);
   });
 
+  it("ignores a test merge commit of another base (the base moved since GitHub computed it)", async () => {
+    const r = prRepo((p) => grant(p, "Reviewer", "tool.workspace.write_file"));
+    git(r.repo, "checkout", "-q", "--detach", r.base);
+    git(r.repo, "merge", "-q", "--no-ff", "--no-edit", r.head);
+    const stale = git(r.repo, "rev-parse", "HEAD");
+    git(r.repo, "checkout", "-q", "main");
+    write(r.repo, "CHANGELOG.md", "moved on\n");
+    const base = commitAll(r.repo, "main moved");
+    const gh = fakeGitHub();
+    await openPr({ ...r, base }, gh, {}, stale);
+    gh.done();
+    const body = planComment(gh)?.body ?? "";
+    expect(body).toContain("merge (computed tree)");
+    expect(body).not.toContain(stale.slice(0, 12));
+  });
+
   it("a conflicting branch says it cannot be planned, and fails", async () => {
     const repo = newRepo();
     copyInto(EXAMPLE, repo, "agents");
@@ -533,6 +549,19 @@ describe("approvals by comment", () => {
     });
   }
 
+  it("a personal token's own comments never approve (the identity is read from /user)", async () => {
+    const r = widened();
+    const hash = await hashOf(r);
+    const gh = fakeGitHub({
+      me: "terfyn-robot",
+      roles: { "terfyn-robot": { role_name: "admin", permission: "admin" } },
+    });
+    await approve(r, gh, `/terfyn approve ${hash}`, "terfyn-robot");
+    gh.done();
+    expect(gh.statuses).toEqual([]);
+    expect(gh.comments.some((c) => c.body.includes("approvals from bots never count"))).toBe(true);
+  });
+
   for (const action of ["edited", "deleted"]) {
     it(`an issue_comment.${action} event never approves and sends nothing`, async () => {
       const r = widened();
@@ -619,6 +648,27 @@ describe("approvals by comment", () => {
       state: "pending",
       description: "needs /terfyn approve: two",
     });
+  });
+});
+
+describe("a changed system prompt", () => {
+  it("shows as a line diff in the comment, not as a character count", async () => {
+    const r = prRepo((p) =>
+      edit(
+        p,
+        "main.agent",
+        "You must not modify the workspace.",
+        "You may fix typos in the workspace.",
+      ),
+    );
+    const gh = fakeGitHub();
+    await openPr(r, gh);
+    gh.done();
+    const body = planComment(gh)?.body ?? "";
+    expect(body).toContain("`spec.instructions` changed");
+    expect(body).toContain(
+      "```diff\n-You are the Reviewer, independent of the Implementer. You must not modify the workspace.\n+You are the Reviewer, independent of the Implementer. You may fix typos in the workspace.\n",
+    );
   });
 });
 

@@ -147,7 +147,10 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
     .get("/user")
     .reply(() => {
       s.requests.push("GET user");
-      return [403, { message: "Resource not accessible by integration" }];
+      // An installation token cannot read /user; a personal token reads its own login.
+      return s.me.endsWith("[bot]")
+        ? [403, { message: "Resource not accessible by integration" }]
+        : [200, { login: s.me, type: "User" }];
     });
   return Object.assign(s, {
     done: () => {

@@ -87,6 +87,9 @@ export async function approvalsFrom(
       { prAuthor: ctx.prAuthor, botLogins: [], currentHashes: ctx.currentHashes },
     );
     if (!verdict?.ok) continue;
+    // The token's own comments never approve (a personal token is a "User"); looked up only
+    // when a candidate exists, so a pull request without approvals costs no extra call.
+    if (c.author === (await gateway.identity())) continue;
     let role: { level: string; name: string };
     try {
       role = await gateway.collaboratorRole(c.author);
