@@ -1,12 +1,13 @@
 /**
- * Check runs carry at most 50 annotations per request: the rest go in updates of 50, and every
- * request matches GitHub's OpenAPI description.
+ * Check runs carry at most 50 annotations per request: the gateway sends the rest in updates
+ * of 50, and every request matches GitHub's OpenAPI description.
  */
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { clip, createCheckRun } from "../src/adapters/github/check-run.ts";
-import { createGitHubClient } from "../src/adapters/github/client.ts";
+import { clipText } from "../src/action/report-flow.ts";
+import { createGateway } from "../src/adapters/github/gateway.ts";
 import type { Annotation } from "../src/core/render/plan-annotations.ts";
+import { CHECK_OUTPUT_BUDGET } from "../src/core/render/pr-report.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -37,19 +38,18 @@ describe("check runs", () => {
       });
     const rec = recordRequests();
     try {
-      const client = createGitHubClient("t", { fetch: globalThis.fetch, retries: 0 });
-      await createCheckRun(
-        client,
+      const gateway = createGateway(
+        "t",
         { owner: "o", repo: "r" },
-        {
-          name: "terfyn",
-          headSha: "a".repeat(40),
-          conclusion: "failure",
-          title: "t",
-          summary: "s",
-          annotations,
-        },
+        { fetch: globalThis.fetch, retries: 0 },
       );
+      await gateway.createCheckRun({
+        name: "terfyn",
+        headSha: "a".repeat(40),
+        conclusion: "failure",
+        output: { title: "t", summary: "s" },
+        annotations,
+      });
     } finally {
       rec.stop();
     }
@@ -59,10 +59,11 @@ describe("check runs", () => {
     expect(rec.requests.map((r) => r.method)).toEqual(["POST", "PATCH", "PATCH"]);
   });
 
-  it("keeps summary and text within the API's 65,535 characters", () => {
-    const long = "x".repeat(70_000);
-    expect(clip(long).length).toBe(65_535);
-    expect(clip(long).endsWith("(truncated; the full plan is in the job summary)")).toBe(true);
-    expect(clip("short")).toBe("short");
+  it("keeps the check's text within the API's 65,535 characters", () => {
+    const long = "x\n".repeat(40_000);
+    const text = clipText(long, CHECK_OUTPUT_BUDGET);
+    expect(text.length).toBeLessThanOrEqual(CHECK_OUTPUT_BUDGET);
+    expect(text).toContain("(truncated; the full plan is in the job summary");
+    expect(clipText("short\n", CHECK_OUTPUT_BUDGET)).toBe("````text\nshort\n````\n");
   });
 });

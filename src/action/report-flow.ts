@@ -233,28 +233,24 @@ async function createCheckRun(
   annotations: ReturnType<typeof projectAnnotations>,
   runUrl: string | undefined,
 ): Promise<number> {
-  const batches: (typeof annotations)[] = [];
-  for (let i = 0; i < annotations.length; i += 50) batches.push(annotations.slice(i, i + 50));
   const h = outcomeHeadline(report.outcome);
   const text = report.plan ? renderPlanText(report.plan, { priorName: "the base" }) : "";
-  const output = (batch: typeof annotations) => ({
-    title: `${projectLabel(report.path)}: ${h.text}`.slice(0, 250),
-    summary: renderProjectReport(report, {
-      budget: CHECK_OUTPUT_BUDGET,
-      fullPlanAt: "the full plan is in the job summary and the plan-json-file output",
-    }),
-    ...(text ? { text: clipText(text, CHECK_OUTPUT_BUDGET) } : {}),
-    ...(batch.length > 0 ? { annotations: batch } : {}),
-  });
   const created = await gateway.createCheckRun({
     name: `terfyn: ${projectLabel(report.path)}`,
     headSha: target.statusSha,
     conclusion: report.outcome.failing ? "failure" : "success",
     ...(runUrl ? { detailsUrl: runUrl } : {}),
     externalId: report.plan?.hash ?? "",
-    output: output(batches[0] ?? []),
+    output: {
+      title: `${projectLabel(report.path)}: ${h.text}`.slice(0, 250),
+      summary: renderProjectReport(report, {
+        budget: CHECK_OUTPUT_BUDGET,
+        fullPlanAt: "the full plan is in the job summary and the plan-json-file output",
+      }),
+      ...(text ? { text: clipText(text, CHECK_OUTPUT_BUDGET) } : {}),
+    },
+    annotations,
   });
-  for (const batch of batches.slice(1)) await gateway.updateCheckRun(created.id, output(batch));
   return created.id;
 }
 

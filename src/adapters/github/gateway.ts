@@ -57,6 +57,9 @@ export const FORBIDDEN_GRAPHQL = [
 
 export class ForbiddenRequestError extends Error {}
 
+/** GitHub's limit of annotations per check-run request. */
+export const ANNOTATIONS_PER_REQUEST = 50;
+
 /** Why a request may not be sent, or undefined when it may. */
 export function refusal(method: string, url: string, body?: unknown): string | undefined {
   const m = method.toUpperCase();
@@ -105,15 +108,19 @@ export interface GitHubGateway {
   listIssueComments(issue: number): Promise<IssueComment[]>;
   createIssueComment(issue: number, body: string): Promise<{ id: number; url: string }>;
   updateIssueComment(id: number, body: string): Promise<{ id: number; url: string }>;
+  /**
+   * A completed check run: the first 50 annotations in the create request and the rest in
+   * updates of 50 (the API's per-request limit), each with the same title and summary.
+   */
   createCheckRun(input: {
     name: string;
     headSha: string;
     conclusion: "success" | "failure" | "neutral";
     detailsUrl?: string;
     externalId?: string;
-    output: CheckRunOutput;
+    output: Omit<CheckRunOutput, "annotations">;
+    annotations: readonly Annotation[];
   }): Promise<{ id: number; url: string }>;
-  updateCheckRun(id: number, output: CheckRunOutput): Promise<void>;
   setCommitStatus(input: {
     sha: string;
     state: "pending" | "success" | "failure" | "error";
@@ -182,6 +189,13 @@ export function createGateway(
       return { id: r.data.id, url: r.data.html_url };
     },
     async createCheckRun(input) {
+      const batches: Annotation[][] = [];
+      for (let i = 0; i < input.annotations.length; i += ANNOTATIONS_PER_REQUEST)
+        batches.push(input.annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+      const output = (batch: Annotation[] | undefined) => ({
+        ...input.output,
+        ...(batch && batch.length > 0 ? { annotations: batch } : {}),
+      });
       const r = await client.rest.checks.create({
         ...repo,
         name: input.name,
@@ -190,14 +204,17 @@ export function createGateway(
         conclusion: input.conclusion,
         ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
         ...(input.externalId ? { external_id: input.externalId } : {}),
-        output: input.output,
+        output: output(batches[0]),
       });
       const slug = (r.data as { app?: { slug?: string } | null }).app?.slug;
       if (slug && !me) me = `${slug}[bot]`;
+      for (const batch of batches.slice(1))
+        await client.rest.checks.update({
+          ...repo,
+          check_run_id: r.data.id,
+          output: output(batch),
+        });
       return { id: r.data.id, url: r.data.html_url ?? "" };
-    },
-    async updateCheckRun(id, output) {
-      await client.rest.checks.update({ ...repo, check_run_id: id, output });
     },
     async setCommitStatus(input) {
       await client.rest.repos.createCommitStatus({
