@@ -62,6 +62,8 @@ const AUTHOR = "alice";
 const TOKEN = "bench-token";
 /** The seed's widening: a grant the example's policy forbids the Reviewer. */
 const WIDENING_AGENT = "Reviewer";
+/** Projects in the multi-project pull request. */
+const MULTI_PROJECTS = 3;
 const WIDENING_GRANT = "tool.workspace.write_file";
 /** Cold-start rounds: at least this many, or 3x --reps. */
 const COLD_MIN_REPS = 21;
@@ -131,6 +133,31 @@ function buildRepo(dir: string): PrRepo {
   if (shown !== `    ${WIDENING_GRANT}`)
     throw new ActionBenchBroken(`line ${grantLine} of the head's main.agent is ${shown}`);
   return { dir, base, head, grantLine };
+}
+
+/** N projects (agents1 … agentsN), each the example with the same widening at the head. */
+function buildMultiRepo(dir: string, n: number): PrRepo {
+  for (let i = 1; i <= n; i++) {
+    mkdirSync(join(dir, `${PROJECT}${i}`), { recursive: true });
+    cpSync(EXAMPLE, join(dir, `${PROJECT}${i}`), {
+      recursive: true,
+      filter: (src) => !src.split(/[\\/]/).includes(".terfyn"),
+    });
+  }
+  git(dir, "init", "-q");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "base");
+  const base = git(dir, "rev-parse", "HEAD");
+  for (let i = 1; i <= n; i++) {
+    const file = join(dir, `${PROJECT}${i}`, "main.agent");
+    const text = readFileSync(file, "utf8");
+    const at = text.indexOf(`agent ${WIDENING_AGENT} {`);
+    const close = text.indexOf("\n  }", text.indexOf("grants {", at));
+    writeFileSync(file, `${text.slice(0, close)}\n    ${WIDENING_GRANT}${text.slice(close)}`);
+  }
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "widen every project");
+  return { dir, base, head: git(dir, "rev-parse", "HEAD"), grantLine: 0 };
 }
 
 function prPayload(repo: PrRepo): Record<string, unknown> {
@@ -593,6 +620,36 @@ export async function runActionBench(opts: ActionBenchOptions): Promise<ActionBe
       }
     }
 
+    // 3. N projects in one pull request: the comments are listed once, then a check run and a
+    //    comment per project and one status: at most 1 + 2N + ceil(annotations / 50).
+    const multiDir = join(opts.dir, "multi");
+    mkdirSync(multiDir, { recursive: true });
+    const multiRepo = buildMultiRepo(multiDir, MULTI_PROJECTS);
+    const multi = runnerFor(
+      opts.dir,
+      "multi",
+      "pull_request",
+      prPayload(multiRepo),
+      api,
+      multiRepo,
+    );
+    multi.env.INPUT_PROJECT = `${PROJECT}*`;
+    mock.reset();
+    clearRunnerFiles(multi);
+    const mr = await runNode([DIST], multi.env, multiRepo.dir);
+    if (mr.code !== 1)
+      throw new ActionBenchBroken(`the ${MULTI_PROJECTS}-project run exited ${mr.code}`);
+    const multiAnnotations = [...mock.checkRuns, ...mock.updates].flatMap(
+      (c) => c.output?.annotations ?? [],
+    ).length;
+    const multiCalls = mock.requests.length;
+    const multiBound =
+      1 + 2 * MULTI_PROJECTS + Math.ceil(multiAnnotations / ANNOTATIONS_PER_REQUEST);
+    if (mock.comments.length !== MULTI_PROJECTS || mock.checkRuns.length !== MULTI_PROJECTS)
+      throw new ActionBenchBroken(
+        `the ${MULTI_PROJECTS}-project run made ${mock.comments.length} comments and ${mock.checkRuns.length} check runs`,
+      );
+
     const wall = prRuns.map((f) => f.ms);
     const prMs = median(wall);
     const last = prRuns[prRuns.length - 1] as PrRunFacts;
@@ -652,8 +709,16 @@ export async function runActionBench(opts: ActionBenchOptions): Promise<ActionBe
       [`  node -e ""`, `${fmt(nodeMs)}  (baseline, same rounds; ${spread(node)})`],
       ["  bundle over node", fmt(coldMs - nodeMs)],
     ];
+    rows.push([
+      `API calls, ${MULTI_PROJECTS} projects`,
+      `${multiCalls}  (bound 1 + 2×${MULTI_PROJECTS} + ceil(${multiAnnotations}/${ANNOTATIONS_PER_REQUEST}) = ${multiBound}; ${mr.ms.toFixed(0)} ms end to end)`,
+    ]);
     const targets: [string, boolean][] = [
       [`action on the example PR < ${TARGET_ACTION_MS} ms`, prMs < TARGET_ACTION_MS],
+      [
+        `API calls, N projects <= 1 + 2N + ceil(annotations / ${ANNOTATIONS_PER_REQUEST})`,
+        multiCalls <= multiBound,
+      ],
       [`API calls <= ${BASE_CALLS} + ceil(annotations / ${ANNOTATIONS_PER_REQUEST})`, callsOk],
       [`bundle cold start < ${TARGET_COLD_START_MS} ms`, coldMs < TARGET_COLD_START_MS],
     ];
