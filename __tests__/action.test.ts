@@ -3,7 +3,7 @@
  * with base, head and merge commits; GitHub is a stateful fake on nock (no network) and every
  * request is checked against GitHub's OpenAPI description.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Nodes } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
@@ -371,6 +371,71 @@ describe("pull_request: plan what would merge", () => {
     const body = planComment(gh)?.body ?? "";
     expect(body).toContain("The base's project does not validate");
     expect(body).toContain("everything is planned as new");
+  });
+});
+
+describe("a repository unlike the examples", () => {
+  it("a project at the repository root among Python sources, no .gitignore", async () => {
+    const repo = newRepo();
+    copyInto(EXAMPLE, repo, ".");
+    mkdirSync(join(repo, "app"), { recursive: true });
+    mkdirSync(join(repo, "tests"), { recursive: true });
+    write(repo, "app/__init__.py", "");
+    write(repo, "app/main.py", "def add(a, b):\n    return a + b\n");
+    write(repo, "tests/test_main.py", "import unittest\n");
+    const base = commitAll(repo, "base");
+    git(repo, "checkout", "-q", "-b", "feature");
+    grant(repo, "Reviewer", "tool.workspace.write_file");
+    write(repo, "app/main.py", "def add(a, b):\n    return b + a\n");
+    const head = commitAll(repo, "widen");
+    git(repo, "checkout", "-q", "main");
+    const gh = fakeGitHub();
+    const run = await runAction({
+      event: "pull_request",
+      payload: prPayload(head, base),
+      workspace: repo,
+      inputs: { project: "." },
+    });
+    gh.done();
+    expect(run.failed).toBe(true);
+    const body =
+      gh.comments.find((c) => c.body.startsWith("<!-- terfyn:plan project=. -->"))?.body ?? "";
+    expect(body.split("\n")[1]).toMatch(/^### ⛔ Terfyn · `\(repository root\)` · blocked/);
+    const check = gh.checkRuns[0]!.body as Loose;
+    expect(check.name).toBe("terfyn: (repository root)");
+    expect(
+      check.output.annotations.find((a: Loose) => a.annotation_level === "failure"),
+    ).toMatchObject({ path: "main.agent", start_line: 58 });
+  });
+
+  it("a project directory whose name holds spaces and glob characters is matched literally", async () => {
+    const dir = "team agents [prod]*";
+    const repo = newRepo();
+    copyInto(EXAMPLE, repo, dir);
+    copyInto(EXAMPLE, repo, "team agents x");
+    const base = commitAll(repo, "base");
+    git(repo, "checkout", "-q", "-b", "feature");
+    write(
+      join(repo, dir),
+      "deployer.agent",
+      "agent Deployer {\n  input CodingState\n  output CodingState\n  grants {\n    tool.workspace.run_tests\n  }\n}\n",
+    );
+    const head = commitAll(repo, "widen");
+    git(repo, "checkout", "-q", "main");
+    const gh = fakeGitHub();
+    const run = await runAction({
+      event: "pull_request",
+      payload: prPayload(head, base),
+      workspace: repo,
+      inputs: { project: "team agents x\nteam agents [prod]*" },
+    });
+    gh.done();
+    expect(run.outputs.widened).toBe("true");
+    const body =
+      gh.comments.find((c) =>
+        c.body.startsWith(`<!-- terfyn:plan project=${encodeURIComponent(dir)} -->`),
+      )?.body ?? "";
+    expect(body).toContain("+ create Agent/Deployer");
   });
 });
 
