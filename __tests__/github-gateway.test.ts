@@ -11,6 +11,7 @@ import {
   guardClient,
   refusal,
 } from "../src/adapters/github/gateway.ts";
+import { GRAPHQL_DOCUMENTS } from "../src/adapters/github/graphql-documents.ts";
 
 function guarded() {
   const calls: string[] = [];
@@ -61,6 +62,17 @@ describe("the gateway's request hook", () => {
       expect(calls).toEqual([]);
     });
   }
+  it("sends only the known GraphQL documents, byte for byte", () => {
+    for (const doc of GRAPHQL_DOCUMENTS)
+      expect(refusal("POST", "/graphql", { query: doc })).toBeUndefined();
+    expect(refusal("POST", "/graphql", { query: "query { viewer { login } }" })).toMatch(
+      /does not send/,
+    );
+    expect(refusal("POST", "/graphql", { query: `${GRAPHQL_DOCUMENTS[0]} ` })).toMatch(
+      /does not send/,
+    );
+  });
+
   it("lets the allowlisted routes through", async () => {
     const { client, calls } = guarded();
     await client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
@@ -70,7 +82,7 @@ describe("the gateway's request hook", () => {
       body: "x",
     });
     expect(calls).toHaveLength(1);
-    for (const route of ALLOWED_ROUTES) {
+    for (const route of ALLOWED_ROUTES.filter((r) => r !== "POST /graphql")) {
       const [method, template] = route.split(" ") as [string, string];
       expect(refusal(method, template.replace(/\{[^}]+\}/g, "x"))).toBeUndefined();
     }

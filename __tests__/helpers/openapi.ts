@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildSchema, getOperationAST, getVariableValues, parse, validate } from "graphql";
 
 interface Operation {
   operationId: string;
@@ -33,9 +34,35 @@ export interface RecordedRequest {
   body: unknown;
 }
 
+const graphqlSchema = buildSchema(
+  readFileSync(
+    join(import.meta.dirname, "..", "fixtures", "github", "graphql-schema.graphql"),
+    "utf8",
+  ),
+);
+
+/** Problems with a GraphQL request: the document and its variables against GitHub's schema. */
+export function graphqlProblems(body: unknown): string[] {
+  const b = (body ?? {}) as { query?: unknown; variables?: Record<string, unknown> };
+  if (typeof b.query !== "string") return ["POST /graphql without a query"];
+  let doc: ReturnType<typeof parse>;
+  try {
+    doc = parse(b.query);
+  } catch (e) {
+    return [`GraphQL syntax: ${(e as Error).message}`];
+  }
+  const errors = validate(graphqlSchema, doc).map((e) => `GraphQL: ${e.message}`);
+  if (errors.length > 0) return errors;
+  const op = getOperationAST(doc);
+  if (!op) return ["GraphQL: no single operation"];
+  const vars = getVariableValues(graphqlSchema, op.variableDefinitions ?? [], b.variables ?? {});
+  return (vars.errors ?? []).map((e) => `GraphQL variables: ${e.message}`);
+}
+
 /** Problems with a request, or [] when it matches an operation of the description. */
 export function openApiProblems(req: RecordedRequest): string[] {
   const path = req.path.split("?")[0] as string;
+  if (req.method.toUpperCase() === "POST" && path === "/graphql") return graphqlProblems(req.body);
   const match = compiled.find((c) => c.method === req.method.toUpperCase() && c.pattern.test(path));
   if (!match)
     return [

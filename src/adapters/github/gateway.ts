@@ -8,6 +8,7 @@
 import { effectiveRole, type PermissionLevel } from "../../core/approvals/approval-comment.ts";
 import type { Annotation } from "../../core/render/plan-annotations.ts";
 import { type ClientOptions, createGitHubClient, type GitHubClient } from "./client.ts";
+import { GRAPHQL_DOCUMENTS } from "./graphql-documents.ts";
 
 export interface RepoRef {
   owner: string;
@@ -36,6 +37,11 @@ export const ALLOWED_ROUTES: readonly string[] = [
   "GET /repos/{owner}/{repo}/pulls/{pull_number}",
   "PUT /repos/{owner}/{repo}/issues/{issue_number}/labels",
   "GET /user",
+  "POST /graphql",
+  "GET /repos/{owner}/{repo}/compare/{basehead}",
+  "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions",
+  "POST /repos/{owner}/{repo}/issues",
+  "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
 ];
 
 /** GraphQL mutations that must never be sent, whatever asks (checked on every request). */
@@ -69,6 +75,8 @@ export function refusal(method: string, url: string, body?: unknown): string | u
     for (const name of FORBIDDEN_GRAPHQL)
       if (new RegExp(`\\b${name}\\b`).test(query))
         return `GraphQL ${name}: Terfyn never merges, resolves, minimizes, deletes or force-updates`;
+    // Only the documents in graphql-documents.ts, byte for byte.
+    if (!GRAPHQL_DOCUMENTS.includes(query)) return "a GraphQL document Terfyn does not send";
     return undefined;
   }
   if (/\/merges?$/.test(url) || /\/pulls\/[^/]+\/merge$/.test(url))
@@ -139,6 +147,10 @@ export interface GitHubGateway {
     headRepo?: string;
   }>;
   setLabels(issue: number, labels: readonly string[]): Promise<void>;
+  /** One of the documents in graphql-documents.ts (any other is refused before it is sent). */
+  graphql<T>(document: string, variables: Record<string, unknown>): Promise<T>;
+  /** Commits `head` has that `base` lacks, and the reverse. */
+  compareCommits(base: string, head: string): Promise<{ aheadBy: number; behindBy: number }>;
 }
 
 export function createGateway(
@@ -250,6 +262,17 @@ export function createGateway(
     },
     async setLabels(issue, labels) {
       await client.rest.issues.setLabels({ ...repo, issue_number: issue, labels: [...labels] });
+    },
+    async graphql<T>(document: string, variables: Record<string, unknown>) {
+      return (await client.graphql(document, variables)) as T;
+    },
+    async compareCommits(base, head) {
+      const r = await client.rest.repos.compareCommitsWithBasehead({
+        ...repo,
+        basehead: `${base}...${head}`,
+        per_page: 1,
+      });
+      return { aheadBy: r.data.ahead_by, behindBy: r.data.behind_by };
     },
   };
 }
