@@ -89,6 +89,7 @@ export function resolveAdapterSettings(
         );
         continue;
       }
+      if (argv.length === 0) continue; // reported where the argv is written
       out.reach.set(op, {
         kind: "command",
         argv: [...argv],

@@ -190,7 +190,7 @@ export function projectResources(project: ResolvedProject): {
     if (tool.http) {
       const headers: Record<string, JsonValue> = {};
       for (const h of tool.http.headers)
-        headers[h.name] = "literal" in h ? h.literal : `${h.prefix ?? ""}\${env:${h.fromEnv}}`;
+        headers[h.name] = "literal" in h ? h.literal : `${h.prefix ?? ""}<env:${h.fromEnv}>`;
       spec.http = { headers, maxResponseBytes: tool.http.maxResponseBytes };
     }
     if (tool.workspace) {
