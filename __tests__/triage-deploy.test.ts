@@ -162,6 +162,63 @@ describe("examples/triage-deploy", () => {
     expect(readFileSync(deployLog, "utf8").trim().split("\n")).toHaveLength(1);
   });
 
+  it("a changed host or argv diffs as an update of the Tool, and a paused run will not resume on it", async () => {
+    const project = copyWithPort(8080);
+    const applied = await runTerfyn(["apply", "--project", project, "--auto-approve"], project);
+    expect(applied.code, applied.stderr).toBe(0);
+    const tools = join(project, "tools.yaml");
+    const original = readFileSync(tools, "utf8");
+    writeFileSync(
+      tools,
+      original
+        .replace('http://127.0.0.1:8080/issues/{id}"', 'http://tracker.example.com/issues/{id}"')
+        .replace("argv: [node, scripts/deploy.mjs]", "argv: [node, scripts/deploy.mjs, --force]"),
+    );
+    const plan = await runTerfyn(["plan", "--project", project], project);
+    expect(plan.stdout).toContain("~ update Tool/tracker");
+    expect(plan.stdout).toContain(
+      'spec.operations.get_issue.reaches: "GET http://127.0.0.1:8080/issues/{id}" -> "GET http://tracker.example.com/issues/{id}"',
+    );
+    expect(plan.stdout).toContain("~ update Tool/deploy");
+    expect(plan.stdout).toContain(
+      'spec.operations.release.reaches: "exec node scripts/deploy.mjs" -> "exec node scripts/deploy.mjs --force"',
+    );
+
+    // A run paused on the old declarations refuses to resume on the new argv.
+    writeFileSync(tools, original.replaceAll("127.0.0.1:8080", "127.0.0.1:9"));
+    const runDir = join(mkdtempSync(join(tmpdir(), "terfyn-triage-run-")), "run");
+    writeFileSync(
+      join(project, "fixtures", "model-script.yaml"),
+      'agents:\n  Triager:\n    - output: { id: "42", severity: low, deploy: true, version: "1" }\n  Deployer:\n    - toolCalls: [ { tool: tool.deploy.release, input: { version: "1", ticket: "42" } } ]\n    - output: { id: "42", deployed: true }\n',
+    );
+    const env = { PATH: process.env.PATH ?? "", TRACKER_TOKEN: "x" };
+    const first = await runTerfyn(
+      [
+        "run",
+        "workflow/TriageAndDeploy",
+        "--project",
+        project,
+        "--input-file",
+        join(project, "fixtures", "input.json"),
+        "--run-dir",
+        runDir,
+      ],
+      project,
+      env,
+    );
+    expect(first.code, first.stderr).toBe(2);
+    writeFileSync(
+      tools,
+      readFileSync(tools, "utf8").replace(
+        "argv: [node, scripts/deploy.mjs]",
+        "argv: [node, scripts/other.mjs]",
+      ),
+    );
+    const resumed = await runTerfyn(["run", "--resume", runDir], project, env);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain("the project changed since run");
+  });
+
   it("refuses to start when the tracker's header variable is unset, naming it", async () => {
     const project = copyWithPort(9);
     const r = await runTerfyn(
