@@ -2,13 +2,22 @@
  * The engine's ToolPort for a project: routes each call to its tool's adapter. Workspace tools
  * get their sandbox root and test command from the `.agent` declaration, else from
  * TERFYN_WORKSPACE_ROOT / TERFYN_WORKSPACE_TEST_COMMAND (declared config wins; a relative
- * declared root resolves against the project root). Problems are found before the run starts.
+ * declared root resolves against the project root). Command and http tools are built with only
+ * the operations the run's agents are granted (the others do not exist for the run), their
+ * programs resolved and their environment read once. `external` tools cannot run. Problems are
+ * found before the run starts.
  */
 import { resolve } from "node:path";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ToolCall, ToolPort } from "../../core/engine/ports.ts";
-import type { ResolvedProject } from "../../core/model/project.ts";
+import type { HttpReach, ResolvedProject, ResolvedTool } from "../../core/model/project.ts";
+import { type CommandOperation, CommandTool, resolveProgram } from "../tools/command-tool.ts";
+import { HttpTool } from "../tools/http-tool.ts";
 import { type WorkspaceConfig, WorkspaceTool } from "./workspace-tool.ts";
+
+interface ToolAdapterInstance {
+  execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }>;
+}
 
 export class ToolSetupError extends Error {}
 
@@ -30,14 +39,22 @@ export async function buildToolPort(
       used.set(g.tool, ops);
     }
   }
-  const workspaces = new Map<string, WorkspaceTool>();
+  const workspaces = new Map<string, ToolAdapterInstance>();
   for (const [name, ops] of used) {
     const tool = project.tools.get(name);
     if (!tool) continue;
     if (tool.adapter === "external") {
       throw new ToolSetupError(
-        `Tool/${name} uses the external adapter, which is declared for planning and testing; no handler for it is registered, so workflow ${program.entry} cannot run`,
+        `Tool/${name} uses the external adapter, which is declared for planning and testing only and cannot run, so workflow ${program.entry} cannot run; declare it with \`adapter: command\` or \`adapter: http\` to execute it`,
       );
+    }
+    if (tool.adapter === "command") {
+      workspaces.set(name, await commandTool(tool, ops, options));
+      continue;
+    }
+    if (tool.adapter === "http") {
+      workspaces.set(name, httpTool(tool, ops, options.env));
+      continue;
     }
     const declaredRoot = tool.workspace?.root;
     const root =
@@ -77,4 +94,78 @@ export async function buildToolPort(
       return ws.execute(call.operation, call.input);
     },
   };
+}
+
+async function commandTool(
+  tool: ResolvedTool,
+  ops: Set<string>,
+  options: { projectRoot: string; env: Record<string, string | undefined> },
+): Promise<CommandTool> {
+  const operations = new Map<string, CommandOperation>();
+  for (const op of ops) {
+    const reach = tool.operations.get(op)?.reach;
+    if (reach?.kind !== "command") continue;
+    let program: string;
+    try {
+      program = await resolveProgram(
+        reach.argv[0] as string,
+        options.projectRoot,
+        options.env.PATH,
+      );
+    } catch (e) {
+      throw new ToolSetupError(`Tool/${tool.name} operation ${op}: ${(e as Error).message}`);
+    }
+    operations.set(op, { ...reach, program });
+  }
+  const env: Record<string, string> = {};
+  for (const name of tool.command?.env ?? []) {
+    const value = options.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return new CommandTool({
+    name: tool.name,
+    cwd: options.projectRoot,
+    env,
+    maxOutputBytes: tool.command?.maxOutputBytes ?? 1024 * 1024,
+    operations,
+  });
+}
+
+function httpTool(
+  tool: ResolvedTool,
+  ops: Set<string>,
+  env: Record<string, string | undefined>,
+): HttpTool {
+  const operations = new Map<string, HttpReach>();
+  for (const op of ops) {
+    const reach = tool.operations.get(op)?.reach;
+    if (reach?.kind === "http") operations.set(op, reach);
+  }
+  const headers: Record<string, string> = {};
+  for (const h of tool.http?.headers ?? []) {
+    if ("literal" in h) {
+      headers[h.name] = h.literal;
+      continue;
+    }
+    const value = env[h.fromEnv];
+    if (value === undefined || value === "")
+      throw new ToolSetupError(
+        `Tool/${tool.name} sends header ${h.name} from the environment variable ${h.fromEnv}, which is not set`,
+      );
+    if (/[\r\n\0]/.test(value))
+      throw new ToolSetupError(
+        `the environment variable ${h.fromEnv} (header ${h.name} of Tool/${tool.name}) holds a line break or NUL`,
+      );
+    headers[h.name] = `${h.prefix ?? ""}${value}`;
+  }
+  try {
+    return new HttpTool({
+      name: tool.name,
+      headers,
+      maxResponseBytes: tool.http?.maxResponseBytes ?? 1024 * 1024,
+      operations,
+    });
+  } catch (e) {
+    throw new ToolSetupError((e as Error).message);
+  }
 }

@@ -45,7 +45,8 @@ Options:
 
 The workspace tool's sandbox root and test command come from its declaration in .agent
 (tool NAME { workspace { root "…" testCommand "…" } }), else TERFYN_WORKSPACE_ROOT and
-TERFYN_WORKSPACE_TEST_COMMAND.
+TERFYN_WORKSPACE_TEST_COMMAND. Command and http tools run as their Tool resource declares
+(docs/tools.md); an external tool cannot run.
 `;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {

@@ -96,6 +96,108 @@ export const projectSpec = z
   })
   .strict();
 
+/** How a command tool passes an operation's input to the process. */
+export const commandInputMode = z
+  .enum(["stdin", "args"])
+  .describe(
+    "stdin: the input as one JSON document on stdin (default). args: each top-level field as `--key value`.",
+  );
+
+const positiveMs = z.number().int().min(1).max(3_600_000);
+const positiveBytes = z
+  .number()
+  .int()
+  .min(1)
+  .max(64 * 1024 * 1024);
+
+/** Settings of a command operation that may replace the tool-wide ones. */
+export const commandOperationSettings = z
+  .object({
+    /** The program and its fixed arguments; never run through a shell. */
+    argv: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The program and its fixed arguments, never run through a shell. argv[0] is looked up in PATH, or resolved against the project root when it holds a /.",
+      ),
+    /** How the input reaches the process. */
+    inputAs: commandInputMode.optional(),
+    /** Milliseconds before the process group is killed. */
+    timeoutMs: positiveMs
+      .optional()
+      .describe("Milliseconds before the whole process group is killed (default 30000)."),
+  })
+  .strict();
+
+export const commandToolSettings = commandOperationSettings
+  .extend({
+    /** Environment variables passed to the process; nothing else is. */
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"))
+      .optional()
+      .describe(
+        "Names of the environment variables the process receives (values from Terfyn's environment); no other variable is passed, not even PATH.",
+      ),
+    /** Bytes of stdout kept; more is cut and the result says `truncated`. */
+    maxOutputBytes: positiveBytes
+      .optional()
+      .describe("Bytes of stdout kept as the result (default 1 MiB); stderr keeps its last 8 KiB."),
+  })
+  .strict();
+
+/** The request an http operation makes. */
+export const httpOperationSettings = z
+  .object({
+    method: z
+      .enum(["GET", "POST", "PUT", "PATCH", "DELETE"])
+      .describe("The HTTP method. POST, PUT and PATCH send a JSON body."),
+    /** Scheme, host and port are fixed; `{field}` placeholders only in the path and query. */
+    url: z
+      .string()
+      .describe(
+        "URL template: http(s)://host[:port]/path?query. Scheme, host and port are literal; {field} placeholders (filled from the input, percent-encoded) only in the path and query.",
+      ),
+    timeoutMs: positiveMs
+      .optional()
+      .describe("Milliseconds before the request is aborted (replaces the tool's)."),
+  })
+  .strict();
+
+/** A header's value: a literal (not for credentials) or an environment variable's value. */
+export const headerValue = z.union([
+  z.string(),
+  z
+    .object({
+      fromEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+        .describe("The environment variable holding the value; the value is never shown."),
+      prefix: z.string().optional().describe('Text before the value, e.g. "Bearer ".'),
+    })
+    .strict(),
+]);
+
+export const httpToolSettings = z
+  .object({
+    /** The only headers sent, besides Content-Type and Accept. */
+    headers: z
+      .record(z.string(), headerValue)
+      .optional()
+      .describe(
+        "The only headers sent (besides Content-Type and Accept): a literal value, or { fromEnv: NAME } for secrets.",
+      ),
+    timeoutMs: positiveMs
+      .optional()
+      .describe("Milliseconds before a request is aborted (default 10000)."),
+    /** Largest response body read; a larger one fails the call. */
+    maxResponseBytes: positiveBytes
+      .optional()
+      .describe(
+        "Largest response body read, in bytes (default 1 MiB); a larger one fails the call.",
+      ),
+  })
+  .strict();
+
 export const operationSpec = z
   .object({
     /** Effect classes this operation may cause. */
@@ -110,17 +212,33 @@ export const operationSpec = z
     /** JSON Schema of the operation's input. */
     input: jsonSchemaNode.optional().describe("JSON Schema of the operation's input."),
     description: z.string().optional().describe("What the operation does, shown to the model."),
+    /** `adapter: command` only: this operation's argv, input mode or timeout, replacing the tool's. */
+    command: commandOperationSettings
+      .optional()
+      .describe("command tools: this operation's argv, inputAs or timeoutMs (replace the tool's)."),
+    /** `adapter: http` only: the request this operation makes. */
+    http: httpOperationSettings
+      .optional()
+      .describe("http tools: the method and URL template of this operation's request."),
   })
   .strict();
 
 export const toolSpec = z
   .object({
-    /** `workspace` is native; `external` is declared for planning and testing. */
+    /** Which adapter runs the operations. */
     adapter: z
-      .enum(["workspace", "external"])
+      .enum(["workspace", "command", "http", "external"])
       .describe(
-        "workspace (native sandboxed files and test command) or external (planning and testing only unless a handler is registered).",
+        "workspace (native sandboxed files and test command), command (a fixed argv, no shell), http (a URL template with a fixed host), or external (planning and testing only; fails at run time).",
       ),
+    /** `adapter: command`: the tool-wide argv, input mode, timeout, env allowlist and output cap. */
+    command: commandToolSettings
+      .optional()
+      .describe("adapter: command only: argv, inputAs, timeoutMs, env allowlist, maxOutputBytes."),
+    /** `adapter: http`: headers, timeout and response cap. */
+    http: httpToolSettings
+      .optional()
+      .describe("adapter: http only: headers, timeoutMs, maxResponseBytes."),
     operations: z.record(name, operationSpec).describe("The tool's operations, by name."),
     description: z.string().optional(),
   })
@@ -240,3 +358,5 @@ export type CapabilityTestResource = z.infer<(typeof resourceSchemas)["Capabilit
 export type PolicyRule = z.infer<typeof policyRule>;
 export type Assertion = z.infer<typeof assertion>;
 export type OperationSpec = z.infer<typeof operationSpec>;
+export type ToolSpec = z.infer<typeof toolSpec>;
+export type HeaderValue = z.infer<typeof headerValue>;

@@ -1,8 +1,8 @@
 /**
  * execir: a workflow compiled to an execution IR (assign, call, bounded loop, branch, approve,
  * return) with a stable id on every call, and the IR hash a run is pinned to. The hash covers
- * the IR and everything it can reach (agents' prompts, models, grants, tool operations,
- * schemas), so resuming a run whose project changed underneath fails closed. Pure.
+ * the IR and everything it can reach (agents' prompts, models, grants, tool operations with
+ * their argv, URL templates, environment allowlists and headers, schemas), so resuming a run whose project changed underneath fails closed. Pure.
  */
 import type { JsonSchemaNode } from "../config/schemas.ts";
 import type { Expr, Statement } from "../language/ast.ts";
@@ -154,7 +154,11 @@ export function compileProgram(project: ResolvedProject, entry: string): IrProgr
         effects: o.effects,
         idempotent: o.idempotent,
         input: o.input ?? null,
+        // Only command and http operations have a reach: workspace runs keep their hashes.
+        ...(o.reach ? { reach: o.reach } : {}),
       })),
+      ...(t.command ? { command: t.command } : {}),
+      ...(t.http ? { http: t.http } : {}),
     }));
   const schemas: Record<string, JsonSchemaNode> = {};
   for (const s of [...project.schemas.values()].sort((a, b) => (a.name < b.name ? -1 : 1)))

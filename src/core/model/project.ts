@@ -44,13 +44,48 @@ export interface ResolvedOperation {
   idempotent: boolean;
   input?: JsonSchemaNode;
   description?: string;
+  /** What a command or http operation reaches (its argv, or its method and URL template). */
+  reach?: OperationReach;
   span: Span;
 }
 
+/** A command operation: a fixed argv, never a shell. */
+export interface CommandReach {
+  kind: "command";
+  /** As declared; argv[0] is resolved (PATH or project root) when a run starts. */
+  argv: string[];
+  inputAs: "stdin" | "args";
+  timeoutMs: number;
+}
+
+/** An http operation: a method and a URL template whose origin is fixed. */
+export interface HttpReach {
+  kind: "http";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** The template as declared, e.g. `http://127.0.0.1:8080/issues/{id}`. */
+  url: string;
+  /** `scheme://host[:port]`, the only origin the operation may reach. */
+  origin: string;
+  timeoutMs: number;
+}
+
+export type OperationReach = CommandReach | HttpReach;
+
+/** A header an http tool sends: a literal, or the value of a named environment variable. */
+export type HttpHeader =
+  | { name: string; literal: string }
+  | { name: string; fromEnv: string; prefix?: string };
+
+export type ToolAdapter = "workspace" | "command" | "http" | "external";
+
 export interface ResolvedTool {
   name: string;
-  adapter: "workspace" | "external";
+  adapter: ToolAdapter;
   operations: Map<string, ResolvedOperation>;
+  /** `adapter: command`: the environment allowlist and stdout cap. */
+  command?: { env: string[]; maxOutputBytes: number };
+  /** `adapter: http`: the headers sent and the response cap. */
+  http?: { headers: HttpHeader[]; maxResponseBytes: number };
   /** Sandbox settings from the `.agent` binding (`tool X { workspace { … } }`). */
   workspace?: { root?: string; testCommand?: string };
   span: Span;

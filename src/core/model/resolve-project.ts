@@ -35,6 +35,7 @@ import type {
   ResolvedTool,
   ResolvedWorkflow,
 } from "./project.ts";
+import { resolveAdapterSettings } from "./tool-adapters.ts";
 import { typeFromSchema } from "./types.ts";
 
 /** A file handed to the core: a project-relative POSIX path and its text. */
@@ -431,6 +432,7 @@ class Resolver {
   ): Map<string, ResolvedTool> {
     const tools = new Map<string, ResolvedTool>();
     for (const res of resources) {
+      const settings = resolveAdapterSettings(res, this.diagnostics);
       const operations = new Map<string, ResolvedOperation>();
       for (const [opName, op] of Object.entries(res.value.spec.operations) as [
         string,
@@ -463,14 +465,19 @@ class Resolver {
         };
         if (op.input) resolved.input = op.input;
         if (op.description) resolved.description = op.description;
+        const reach = settings.reach.get(opName);
+        if (reach) resolved.reach = reach;
         operations.set(opName, resolved);
       }
-      tools.set(res.name, {
+      const tool: ResolvedTool = {
         name: res.name,
         adapter: res.value.spec.adapter,
         operations,
         span: res.span,
-      });
+      };
+      if (settings.command) tool.command = settings.command;
+      if (settings.http) tool.http = settings.http;
+      tools.set(res.name, tool);
     }
     for (const [name, { decl, file }] of bindings) {
       const tool = tools.get(name);

@@ -6,7 +6,7 @@
  */
 import { computeEffectBound } from "../analysis/effect-bound.ts";
 import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
-import type { GrantMode, ResolvedProject } from "../model/project.ts";
+import type { GrantMode, OperationReach, ResolvedProject } from "../model/project.ts";
 
 export type JsonValue =
   | null
@@ -63,6 +63,15 @@ export interface ResourceLocations {
   resources: Record<string, SourceLocation>;
   /** `Agent/X tool.t.op` → the grant. */
   grants: Record<string, SourceLocation>;
+}
+
+/**
+ * What a command or http operation reaches, as one line: `exec node scripts/deploy.mjs` (an
+ * argument with spaces or quotes is JSON-quoted), or `POST http://127.0.0.1:8080/issues/{id}`.
+ */
+export function reachText(reach: OperationReach): string {
+  if (reach.kind === "http") return `${reach.method} ${reach.url}`;
+  return `exec ${reach.argv.map((a) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(a) ? a : JSON.stringify(a))).join(" ")}`;
 }
 
 /** A grant as written in an agent's `spec.tools`. */
@@ -156,9 +165,34 @@ export function projectResources(project: ResolvedProject): {
     const address = `Tool/${tool.name}`;
     const operations: Record<string, JsonValue> = {};
     for (const op of [...tool.operations.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      operations[op.name] = { effects: [...op.effects].sort(), idempotent: op.idempotent };
+      const entry: Record<string, JsonValue> = {
+        effects: [...op.effects].sort(),
+        idempotent: op.idempotent,
+      };
+      // What the operation may reach, so a new host or argv diffs as a change of this tool.
+      if (op.reach?.kind === "command") {
+        entry.reaches = reachText(op.reach);
+        entry.inputAs = op.reach.inputAs;
+        entry.timeoutMs = op.reach.timeoutMs;
+      } else if (op.reach?.kind === "http") {
+        entry.reaches = reachText(op.reach);
+        entry.timeoutMs = op.reach.timeoutMs;
+      }
+      operations[op.name] = entry;
     }
     const spec: Record<string, JsonValue> = { adapter: tool.adapter, operations };
+    if (tool.command) {
+      spec.command = {
+        env: [...tool.command.env].sort(),
+        maxOutputBytes: tool.command.maxOutputBytes,
+      };
+    }
+    if (tool.http) {
+      const headers: Record<string, JsonValue> = {};
+      for (const h of tool.http.headers)
+        headers[h.name] = "literal" in h ? h.literal : `${h.prefix ?? ""}<env:${h.fromEnv}>`;
+      spec.http = { headers, maxResponseBytes: tool.http.maxResponseBytes };
+    }
     if (tool.workspace) {
       spec.workspace = {
         root: tool.workspace.root ?? null,
