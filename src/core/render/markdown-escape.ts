@@ -35,7 +35,8 @@ export function mdCode(value: string, options: { inTable?: boolean } = {}): stri
  * emphasis, link, image, heading, list, table or HTML can start), `@` is followed by a word
  * joiner (no mention), `://` and `www.` are broken (no autolink), line breaks are shown.
  */
-export function mdText(value: string, options: { inTable?: boolean } = {}): string {
+/** `|` is escaped too, so the result is safe in a table cell as well. */
+export function mdText(value: string): string {
   let v = visibleControls(value).replace(/[\\`*_{}[\]()#+\-.!|~<>&]/g, (c) => `\\${c}`);
   v = v.replace(/@/g, "@\u2060").replace(/:\/\//g, ":\u2060//");
   v = v.replace(/(w)(ww\\\.)/gi, "$1\u2060$2");

@@ -120,7 +120,7 @@ function widenedTable(rows: readonly WidenedRow[], room: number, maxRows: number
   let shown = 0;
   for (const r of rows) {
     if (shown >= maxRows) break;
-    const line = `| ${mdCode(r.address, { inTable: true })} | ${mdCode(r.entry.effect, { inTable: true })} | ${r.entry.mode}${r.note ? ` (${r.note})` : ""} | ${mdCode(r.entry.tool, { inTable: true })} | ${mdText(r.entry.severity, { inTable: true })} | ${r.where ? mdCode(r.where, { inTable: true }) : "–"} |\n`;
+    const line = `| ${mdCode(r.address, { inTable: true })} | ${mdCode(r.entry.effect, { inTable: true })} | ${r.entry.mode}${r.note ? ` (${r.note})` : ""} | ${mdCode(r.entry.tool, { inTable: true })} | ${mdText(r.entry.severity)} | ${r.where ? mdCode(r.where, { inTable: true }) : "–"} |\n`;
     if (text.length + line.length + 40 > room && shown > 0) break;
     text += line;
     shown++;
