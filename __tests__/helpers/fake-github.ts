@@ -144,6 +144,11 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
       s.labels = (body as { labels: string[] }).labels;
       return [200, s.labels.map((name) => ({ name }))];
     })
+    .post(new RegExp(`^${R}/issues/\\d+/reactions$`))
+    .reply((_u, body) => {
+      s.requests.push(`POST reaction ${(body as { content: string }).content}`);
+      return [201, { id: ++nextId, content: (body as { content: string }).content }];
+    })
     .get("/user")
     .reply(() => {
       s.requests.push("GET user");

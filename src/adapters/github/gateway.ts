@@ -149,6 +149,12 @@ export interface GitHubGateway {
   setLabels(issue: number, labels: readonly string[]): Promise<void>;
   /** One of the documents in graphql-documents.ts (any other is refused before it is sent). */
   graphql<T>(document: string, variables: Record<string, unknown>): Promise<T>;
+  /** A reaction on the pull request (issue), e.g. 👀 when a run starts. */
+  addReaction(issue: number, content: "eyes" | "rocket" | "confused"): Promise<void>;
+  /** A new issue (a ticket for an out-of-scope review item). */
+  createIssue(title: string, body: string): Promise<{ number: number; url: string }>;
+  /** workflow_dispatch of a workflow file on a ref, with string inputs. */
+  dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
   /** Commits `head` has that `base` lacks, and the reverse. */
   compareCommits(base: string, head: string): Promise<{ aheadBy: number; behindBy: number }>;
 }
@@ -158,8 +164,20 @@ export function createGateway(
   repo: RepoRef,
   options: ClientOptions & { identityHint?: string } = {},
 ): GitHubGateway {
-  const client = guardClient(createGitHubClient(token, options));
-  let me: string | undefined = options.identityHint;
+  return gatewayForClient(createGitHubClient(token, options), repo, options.identityHint);
+}
+
+/**
+ * The gateway over a client made elsewhere (Probot's installation Octokit): the refusal hook is
+ * installed on it first, so the App's client can send nothing the Action's cannot.
+ */
+export function gatewayForClient(
+  unguarded: GitHubClient,
+  repo: RepoRef,
+  identityHint?: string,
+): GitHubGateway {
+  const client = guardClient(unguarded);
+  let me: string | undefined = identityHint;
   let meLooked = false;
   const roles = new Map<string, { level: PermissionLevel; name: string }>();
   return {
@@ -265,6 +283,21 @@ export function createGateway(
     },
     async graphql<T>(document: string, variables: Record<string, unknown>) {
       return (await client.graphql(document, variables)) as T;
+    },
+    async addReaction(issue, content) {
+      await client.rest.reactions.createForIssue({ ...repo, issue_number: issue, content });
+    },
+    async createIssue(title, body) {
+      const r = await client.rest.issues.create({ ...repo, title, body });
+      return { number: r.data.number, url: r.data.html_url };
+    },
+    async dispatchWorkflow(workflow, ref, inputs) {
+      await client.rest.actions.createWorkflowDispatch({
+        ...repo,
+        workflow_id: workflow,
+        ref,
+        inputs,
+      });
     },
     async compareCommits(base, head) {
       const r = await client.rest.repos.compareCommitsWithBasehead({

@@ -1,0 +1,164 @@
+/**
+ * The App's decisions on webhook events, pure: whether a label starts a review run, what a
+ * comment command asks, and the run's ledger kept in hidden markers of the App's own status
+ * comment (so the webhook handler keeps no state: everything is reconstructed from the PR).
+ *
+ * Guards: the label counts only from a person (never a bot, never the App itself: the
+ * self-trigger loop) whose repository role is write or higher (role_name through the API, never
+ * `author_association`); a fork's pull request is declined (an installation token cannot push
+ * there); one run per pull request and head at a time, so a redelivered webhook starts nothing.
+ */
+import {
+  meetsPermission,
+  type PermissionLevel,
+  proseLines,
+} from "../approvals/approval-comment.ts";
+
+export const REVIEW_FIX_LABEL = "terfyn:review-fix";
+/** The role a sender needs for the label to count. */
+export const LABEL_ROLE: PermissionLevel = "write";
+
+export interface LabelEvent {
+  label: string;
+  sender: { login: string; type: string };
+  /** The App's own bot login (`<slug>[bot]`). */
+  appLogin: string;
+  /** The sender's repository role, looked up only when the cheaper checks pass. */
+  role?: PermissionLevel;
+  fork: boolean;
+  head: string;
+  /** The ledger of the run already on this pull request, if any. */
+  current?: Ledger;
+}
+
+export type LabelDecision =
+  | { action: "start" }
+  | { action: "ignore"; reason: string }
+  | { action: "needs-role" }
+  | { action: "decline"; reason: string };
+
+export function decideLabel(e: LabelEvent): LabelDecision {
+  if (e.label !== REVIEW_FIX_LABEL)
+    return { action: "ignore", reason: `label ${e.label} is not ${REVIEW_FIX_LABEL}` };
+  if (e.sender.login === e.appLogin)
+    return { action: "ignore", reason: "the App labelled it itself" };
+  if (e.sender.type === "Bot" || e.sender.login.endsWith("[bot]"))
+    return {
+      action: "ignore",
+      reason: `${e.sender.login} is a bot; only people start review runs`,
+    };
+  if (e.current && !e.current.terminal && e.current.head === e.head)
+    return {
+      action: "ignore",
+      reason: `run ${e.current.run} is already working on ${e.head.slice(0, 12)}`,
+    };
+  if (e.role === undefined) return { action: "needs-role" };
+  if (!meetsPermission(e.role, LABEL_ROLE))
+    return {
+      action: "decline",
+      reason: `@${e.sender.login} has the ${e.role} role; starting a review run needs ${LABEL_ROLE} or higher`,
+    };
+  if (e.fork)
+    return {
+      action: "decline",
+      reason:
+        "this pull request comes from a fork: the App cannot push a fix to it, so it runs no review-fix",
+    };
+  return { action: "start" };
+}
+
+/** A command in a comment's prose (never in code, quotes or HTML comments). */
+export type CommentCommand =
+  | { kind: "approve"; hash: string }
+  | { kind: "stop" }
+  | { kind: "status" }
+  | undefined;
+
+export function parseCommentCommand(body: string): CommentCommand {
+  for (const raw of proseLines(body)) {
+    const line = raw.trim();
+    const approve = /^\/terfyn[ \t]+approve[ \t]+(sha256:[0-9a-f]{64})$/.exec(line);
+    if (approve) return { kind: "approve", hash: approve[1] as string };
+    if (/^\/terfyn[ \t]+stop$/.test(line)) return { kind: "stop" };
+    if (/^\/terfyn[ \t]+status$/.test(line)) return { kind: "status" };
+  }
+  return undefined;
+}
+
+/** What the App records about a run, in its status comment. */
+export interface Ledger {
+  run: string;
+  pull_request: number;
+  head: string;
+  phase: string;
+  /** The gate the run waits at, and the artifact hash it awaits. */
+  gate?: "plan" | "publish";
+  hash?: string;
+  /** When the gate began waiting (approvals older than this never count). */
+  since?: string;
+  terminal?: string;
+}
+
+const LEDGER = /<!-- terfyn:ledger ([A-Za-z0-9_-]+) -->/;
+
+/** The hidden marker: base64url JSON, so no `-->` or Markdown inside can end it early. */
+export function ledgerMarker(l: Ledger): string {
+  return `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(l), "utf8").toString("base64url")} -->`;
+}
+
+/** The ledger in a body, if it holds a well-formed one. Only call it on the App's own comments. */
+export function parseLedger(body: string): Ledger | undefined {
+  const m = LEDGER.exec(body);
+  if (!m) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(m[1] as string, "base64url").toString("utf8")) as Ledger;
+    if (
+      typeof v.run !== "string" ||
+      typeof v.pull_request !== "number" ||
+      typeof v.head !== "string" ||
+      !/^[0-9a-f]{40}$/.test(v.head) ||
+      typeof v.phase !== "string" ||
+      (v.hash !== undefined && !/^sha256:[0-9a-f]{64}$/.test(v.hash)) ||
+      (v.gate !== undefined && v.gate !== "plan" && v.gate !== "publish")
+    )
+      return undefined;
+    return v;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PrComment {
+  author: string;
+  authorType: string;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The approval of the gate a ledger awaits, reconstructed from the pull request's comments:
+ * a person (not a bot, not the App, not the PR's author), an unedited comment posted after the
+ * gate began, whose prose names exactly the awaited hash, and (checked by the caller through
+ * the API) a role of write or higher. A push voids it: the ledger's head must be the PR's head.
+ */
+export function approvalCandidates(
+  ledger: Ledger,
+  comments: readonly PrComment[],
+  ctx: { appLogin: string; prAuthor: string; currentHead: string },
+): { login: string; hash: string }[] {
+  if (!ledger.gate || !ledger.hash || ledger.terminal) return [];
+  if (ledger.head !== ctx.currentHead) return [];
+  const since = ledger.since ? Date.parse(ledger.since) : Number.NEGATIVE_INFINITY;
+  const out: { login: string; hash: string }[] = [];
+  for (const c of comments) {
+    if (c.author === ctx.appLogin || c.authorType === "Bot" || c.author.endsWith("[bot]")) continue;
+    if (c.author === ctx.prAuthor) continue;
+    if (c.updatedAt !== c.createdAt) continue;
+    if (Date.parse(c.createdAt) < since) continue;
+    const cmd = parseCommentCommand(c.body);
+    if (cmd?.kind === "approve" && cmd.hash === ledger.hash)
+      out.push({ login: c.author, hash: cmd.hash });
+  }
+  return out;
+}
