@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
@@ -20,6 +21,7 @@ import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
+import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
 export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR]
        terfyn review --resume RUN_DIR [--model-script FILE]
@@ -113,15 +115,44 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
+  // The agents work in a worktree of this repository: a run directory inside it could be written
+  // by them (its approvals, its cursor).
+  const top = gitToplevel(config.repo);
+  refuseMisplacedRunDir(
+    io,
+    runDir,
+    [
+      { label: "the repository under review (--repo)", path: config.repo },
+      ...(top !== undefined
+        ? [{ label: "the git toplevel of the repository under review", path: top }]
+        : []),
+    ],
+    values.resume === undefined ? "--run-dir" : "new run directory",
+  );
   const store = await ReviewRunStore.open(runDir, io.env);
-  if (values.resume === undefined) {
-    if (await store.readState())
-      throw new UserError(
-        `${relative(io.cwd, runDir) || runDir} already holds a run; continue it with --resume`,
-      );
-    await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+  const lock = takeRunLock(
+    io,
+    runDir,
+    values.resume === undefined ? "terfyn review" : "terfyn review --resume",
+  );
+  try {
+    if (values.resume === undefined) {
+      refuseUsedRunDir(io, runDir, "terfyn review --resume");
+      await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+    }
+    store.guard = () => lock.verify();
+    return await reviewLocked(io, runDir, store, config);
+  } finally {
+    lock.release();
   }
+}
 
+async function reviewLocked(
+  io: CliIo,
+  runDir: string,
+  store: ReviewRunStore,
+  config: { repo: string; request: string; modelScript?: string; prior?: string },
+): Promise<number> {
   const agentsDir = agentsProject();
   const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
   const errors = agentsCtx.diagnostics.filter((d) => d.severity === "error");
