@@ -325,6 +325,42 @@ describe("the run directory lock (in-process)", () => {
   });
 });
 
+describe("the lock on a review run directory", () => {
+  it("review --resume and approve exit 1 naming the holder; the sweeper leaves a held run alone", async () => {
+    const base = tempDir("terfyn-guards-review-");
+    const runDir = join(base, "run");
+    mkdirSync(runDir);
+    writeFileSync(
+      join(runDir, "run.json"),
+      JSON.stringify({ repo: join(base, "repo"), request: join(base, "request.json") }),
+    );
+    const state = JSON.stringify({
+      run_id: "r",
+      phase: "build",
+      status: "running",
+      build: { iteration: 1, identical_retries: 0, escalations: 0 },
+      updated_at: "2020-01-01T00:00:00Z",
+    });
+    writeFileSync(join(runDir, "state.json"), state);
+    plantLock(runDir, { pid: process.pid });
+    const r = await runTerfyn(["review", "--resume", runDir], base, {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(HELD);
+    const ap = await runTerfyn(["approve", "--run", runDir, "--hash", "sha256:x"], base, {});
+    expect(ap.code).toBe(1);
+    expect(ap.stderr).toMatch(HELD);
+    const sweep = await runTerfyn(["review", "--sweep", base], base, {});
+    expect(sweep.code).toBe(0);
+    expect(sweep.stdout).toContain("0 abandoned runs recorded");
+    expect(sweep.stderr).toMatch(HELD);
+    expect(readFileSync(join(runDir, "state.json"), "utf8")).toBe(state);
+    // Once the holder is gone (a stale lock), the sweeper takes it over and records the run.
+    plantLock(runDir, { pid: deadPid() });
+    const swept = await runTerfyn(["review", "--sweep", base], base, {});
+    expect(swept.stdout, swept.stderr).toContain("1 abandoned run recorded");
+  });
+});
+
 describe("a fresh run into a used run directory", () => {
   it("is refused when it holds a run, and when it holds anything else", async () => {
     const c = freshCase();

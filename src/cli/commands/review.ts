@@ -12,6 +12,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
+import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
@@ -215,14 +216,31 @@ async function sweep(dir: string, idleArg: string | undefined, io: CliIo): Promi
   let swept = 0;
   for (const candidate of candidates) {
     if (!existsSync(join(candidate, "run.json"))) continue;
-    const store = await ReviewRunStore.open(candidate);
-    const state = await store.readState();
-    if (!state || !isAbandoned(state, now.getTime(), minutes * 60_000)) continue;
-    const record = abandonedRecord(state, now.toISOString());
-    await store.write("report.md", record.report);
-    await store.writeState(record.state);
-    io.stdout(`abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`);
-    swept++;
+    // A run whose process still holds it is slow, not abandoned; and the sweeper must not
+    // write its state under it.
+    let lock: ReturnType<typeof takeRunLock>;
+    try {
+      lock = takeRunLock(io, candidate, "terfyn review --sweep");
+    } catch (e) {
+      if (!(e instanceof RunLockHeldError)) throw e;
+      io.stderr(`terfyn: not swept: ${e.message}\n`);
+      continue;
+    }
+    try {
+      const store = await ReviewRunStore.open(candidate);
+      store.guard = () => lock.verify();
+      const state = await store.readState();
+      if (!state || !isAbandoned(state, now.getTime(), minutes * 60_000)) continue;
+      const record = abandonedRecord(state, now.toISOString());
+      await store.write("report.md", record.report);
+      await store.writeState(record.state);
+      io.stdout(
+        `abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`,
+      );
+      swept++;
+    } finally {
+      lock.release();
+    }
   }
   io.stdout(`${plural(swept, "abandoned run")} recorded\n`);
   return 0;
