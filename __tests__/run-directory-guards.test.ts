@@ -18,6 +18,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FileRunLock, RunLockHeldError, RunLockLostError } from "../src/adapters/fs/run-lock.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { copyExample, edit } from "./helpers/example-project.ts";
 
@@ -322,6 +323,21 @@ describe("the run directory lock (in-process)", () => {
       { took_over: { pid, host: hostname(), since: "2026-01-02T03:04:05.000Z" } },
     ]);
     expect(existsSync(join(c.runDir, LOCK))).toBe(false);
+  });
+});
+
+describe("a held lock checks it is still its own", () => {
+  it("stops writing once its lock file is removed or replaced, and never removes another's", () => {
+    const dir = tempDir("terfyn-guards-lock-");
+    const lock = new FileRunLock().acquire(dir, "terfyn run --resume");
+    expect(() => new FileRunLock().acquire(dir, "terfyn approve")).toThrow(RunLockHeldError);
+    lock.verify();
+    rmSync(join(dir, LOCK));
+    expect(() => lock.verify()).toThrow(RunLockLostError);
+    plantLock(dir, { pid: process.pid });
+    expect(() => lock.verify()).toThrow(RunLockLostError);
+    lock.release();
+    expect(readFileSync(join(dir, LOCK), "utf8")).toContain("0123456789abcdef");
   });
 });
 
