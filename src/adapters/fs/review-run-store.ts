@@ -18,6 +18,9 @@ export class ReviewRunDirectoryError extends Error {}
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export class ReviewRunStore implements RunFiles {
+  /** Checked before every write: throws when this process no longer holds the run's lock. */
+  guard: () => void = () => {};
+
   private constructor(
     readonly dir: string,
     /** Crash tests: SIGKILL this process right after this artifact is durable. */
@@ -55,6 +58,7 @@ export class ReviewRunStore implements RunFiles {
         `${name} is written only by the orchestrator's own adapters, never as an artifact`,
       );
     }
+    this.guard();
     await writeFileAtomic(this.path(name), text, { fsync: true });
     if (this.killAfter === name) process.kill(process.pid, "SIGKILL");
   }
@@ -78,6 +82,7 @@ export class ReviewRunStore implements RunFiles {
   }
 
   async writeState(state: ReviewRunState): Promise<void> {
+    this.guard();
     await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
       fsync: true,
     });
@@ -95,6 +100,7 @@ export class ReviewRunStore implements RunFiles {
 
   /** Appends an approval (the approve command's adapter is the only caller). */
   async appendApproval(entry: ApprovalEntry): Promise<void> {
+    this.guard();
     appendJsonLine(join(this.dir, "approvals.jsonl"), entry);
   }
 

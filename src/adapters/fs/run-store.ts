@@ -17,27 +17,10 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { type JournalEvent, journalEventProblem } from "../../core/engine/journal.ts";
+import type { RunState } from "../../core/runs/run-state.ts";
 import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
 
-export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
-
-export interface RunState {
-  run_id: string;
-  workflow: string;
-  /** Absolute path of the project the run belongs to. */
-  project: string;
-  ir_hash: string;
-  status: RunStatus;
-  iteration: number;
-  cursor: string;
-  /** Set while awaiting approval: what to approve. */
-  awaiting?: { hash: string; step: string; label: string; kind: "approve" | "gated-grant" };
-  model_script?: string;
-  result?: unknown;
-  error?: string;
-  started_at: string;
-  updated_at: string;
-}
+export type { RunState, RunStatus } from "../../core/runs/run-state.ts";
 
 export class RunDirectoryError extends Error {}
 
@@ -51,6 +34,9 @@ export class RunStore {
   private fd: number | undefined;
   private written = 0;
   private readonly killAfter: number | undefined;
+
+  /** Checked before every durable write: throws when this process no longer holds the run. */
+  guard: () => void = () => {};
 
   constructor(
     readonly dir: string,
@@ -82,6 +68,7 @@ export class RunStore {
   }
 
   async append(event: JournalEvent): Promise<void> {
+    this.guard();
     if (this.fd === undefined) this.fd = this.openForAppend();
     writeSync(this.fd, `${JSON.stringify(event)}\n`);
     fsyncSync(this.fd);
@@ -161,6 +148,7 @@ export class RunStore {
    * for progress checkpoints, because the journal, not state.json, is what resume trusts.
    */
   async writeState(state: RunState, options: { durable?: boolean } = {}): Promise<void> {
+    this.guard();
     await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
       fsync: options.durable ?? true,
     });
@@ -204,6 +192,7 @@ export class RunStore {
   }
 
   async appendApproval(record: ApprovalRecord): Promise<void> {
+    this.guard();
     appendJsonLine(join(this.dir, "approvals.jsonl"), record);
   }
 

@@ -8,6 +8,7 @@ import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunStore } from "../../adapters/fs/run-store.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { takeRunLock } from "./run-directory.ts";
 
 export const APPROVE_HELP = `Usage: terfyn approve --run RUN_DIR --hash sha256:…
 
@@ -36,11 +37,29 @@ export async function approveCommand(argv: string[], io: CliIo): Promise<number>
   if (values.run === undefined || values.hash === undefined)
     throw new UsageError("approve: --run RUN_DIR and --hash HASH are both required");
   const dir = resolve(io.cwd, values.run as string);
-  const review = await approveReviewGate(dir, values.hash as string, io);
+  // Refused early (no lock file created) when the directory is not a run of either kind.
+  if (!existsSync(join(dir, "run.json"))) await new RunStore(dir).readState();
+  // Recorded only while no other process works on the run: the lock is held for the check and
+  // the append, so an approval cannot land under a run that is still deciding what it awaits.
+  const lock = takeRunLock(io, dir, "terfyn approve");
+  try {
+    return await approveLocked(dir, values.hash as string, io, () => lock.verify());
+  } finally {
+    lock.release();
+  }
+}
+
+async function approveLocked(
+  dir: string,
+  hash: string,
+  io: CliIo,
+  guard: () => void,
+): Promise<number> {
+  const review = await approveReviewGate(dir, hash, io);
   if (review !== undefined) return review;
   const store = new RunStore(dir);
+  store.guard = guard;
   const state = await store.readState();
-  const hash = values.hash as string;
   if (state.status !== "awaiting-approval" || !state.awaiting) {
     throw new UserError(
       `run ${state.run_id} is not awaiting approval (its status is ${state.status}); nothing recorded`,

@@ -10,7 +10,9 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
+import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
@@ -20,6 +22,7 @@ import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
+import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
 export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR]
        terfyn review --resume RUN_DIR [--model-script FILE]
@@ -113,15 +116,44 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
+  // The agents work in a worktree of this repository: a run directory inside it could be written
+  // by them (its approvals, its cursor).
+  const top = gitToplevel(config.repo);
+  refuseMisplacedRunDir(
+    io,
+    runDir,
+    [
+      { label: "the repository under review (--repo)", path: config.repo },
+      ...(top !== undefined
+        ? [{ label: "the git toplevel of the repository under review", path: top }]
+        : []),
+    ],
+    values.resume === undefined ? "--run-dir" : "new run directory",
+  );
   const store = await ReviewRunStore.open(runDir, io.env);
-  if (values.resume === undefined) {
-    if (await store.readState())
-      throw new UserError(
-        `${relative(io.cwd, runDir) || runDir} already holds a run; continue it with --resume`,
-      );
-    await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+  const lock = takeRunLock(
+    io,
+    runDir,
+    values.resume === undefined ? "terfyn review" : "terfyn review --resume",
+  );
+  try {
+    if (values.resume === undefined) {
+      refuseUsedRunDir(io, runDir, "terfyn review --resume");
+      await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+    }
+    store.guard = () => lock.verify();
+    return await reviewLocked(io, runDir, store, config);
+  } finally {
+    lock.release();
   }
+}
 
+async function reviewLocked(
+  io: CliIo,
+  runDir: string,
+  store: ReviewRunStore,
+  config: { repo: string; request: string; modelScript?: string; prior?: string },
+): Promise<number> {
   const agentsDir = agentsProject();
   const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
   const errors = agentsCtx.diagnostics.filter((d) => d.severity === "error");
@@ -184,14 +216,31 @@ async function sweep(dir: string, idleArg: string | undefined, io: CliIo): Promi
   let swept = 0;
   for (const candidate of candidates) {
     if (!existsSync(join(candidate, "run.json"))) continue;
-    const store = await ReviewRunStore.open(candidate);
-    const state = await store.readState();
-    if (!state || !isAbandoned(state, now.getTime(), minutes * 60_000)) continue;
-    const record = abandonedRecord(state, now.toISOString());
-    await store.write("report.md", record.report);
-    await store.writeState(record.state);
-    io.stdout(`abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`);
-    swept++;
+    // A run whose process still holds it is slow, not abandoned; and the sweeper must not
+    // write its state under it.
+    let lock: ReturnType<typeof takeRunLock>;
+    try {
+      lock = takeRunLock(io, candidate, "terfyn review --sweep");
+    } catch (e) {
+      if (!(e instanceof RunLockHeldError)) throw e;
+      io.stderr(`terfyn: not swept: ${e.message}\n`);
+      continue;
+    }
+    try {
+      const store = await ReviewRunStore.open(candidate);
+      store.guard = () => lock.verify();
+      const state = await store.readState();
+      if (!state || !isAbandoned(state, now.getTime(), minutes * 60_000)) continue;
+      const record = abandonedRecord(state, now.toISOString());
+      await store.write("report.md", record.report);
+      await store.writeState(record.state);
+      io.stdout(
+        `abandoned: ${relative(io.cwd, candidate) || candidate} (${record.state.reason})\n`,
+      );
+      swept++;
+    } finally {
+      lock.release();
+    }
   }
   io.stdout(`${plural(swept, "abandoned run")} recorded\n`);
   return 0;

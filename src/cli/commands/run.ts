@@ -4,8 +4,8 @@
  * stderr; the result as JSON on stdout. Exit 0 completed, 2 awaiting approval, 1 otherwise.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
@@ -16,11 +16,18 @@ import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
 import { nestingProblem } from "../../core/nesting.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
+import {
+  environmentDrift,
+  type RunEnvironment,
+  resolveRunEnvironment,
+} from "../../core/runs/run-environment.ts";
+import type { LockOwner } from "../../core/runs/run-lock.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
+import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
 export const RUN_HELP = `Usage: terfyn run workflow/NAME --project DIR --input-file FILE [--model-script FILE] [--run-dir DIR]
        terfyn run --resume RUN_DIR [--model-script FILE]
@@ -135,11 +142,6 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     values["run-dir"] !== undefined
       ? resolve(io.cwd, values["run-dir"] as string)
       : resolve(ctx.root, project.settings.runsPath, runId);
-  if (await exists(join(runDir, "journal.jsonl"))) {
-    throw new UserError(
-      `${relative(io.cwd, runDir) || runDir} already holds a run; continue it with terfyn run --resume ${relative(io.cwd, runDir) || runDir}, or choose another --run-dir`,
-    );
-  }
   const scriptPath =
     scriptArg !== undefined
       ? resolve(io.cwd, scriptArg)
@@ -148,22 +150,80 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         : undefined;
   const program = compileProgram(project, workflow);
   const prepared = await prepare(project, program, scriptPath, ctx.root, io);
+  const environment = resolveRunEnvironment(project, program, {
+    projectRoot: ctx.root,
+    cwd: io.cwd,
+    env: io.env,
+  });
+  refuseMisplacedRunDir(io, runDir, workspaceGuards(environment), "--run-dir");
   const store = await RunStore.create(runDir, io.env);
+  const lock = takeRunLock(io, runDir, `terfyn run ${target}`);
+  try {
+    refuseUsedRunDir(io, runDir, "terfyn run --resume");
+    store.guard = () => lock.verify();
+    return await startRun(io, store, {
+      runId,
+      workflow,
+      root: ctx.root,
+      program,
+      project,
+      prepared,
+      environment,
+      scriptPath,
+      scriptArg,
+      raw,
+      args,
+      params: wf.params.length,
+    });
+  } finally {
+    lock.release();
+  }
+}
+
+/** The workspace roots a run directory must stay out of. */
+function workspaceGuards(environment: RunEnvironment): { label: string; path: string }[] {
+  return environment.workspaces.map((w) => ({
+    label: `the workspace root of tool ${w.tool} (from ${w.root_from === "declaration" ? "its declaration" : "TERFYN_WORKSPACE_ROOT"})`,
+    path: w.root,
+  }));
+}
+
+async function startRun(
+  io: CliIo,
+  store: RunStore,
+  x: {
+    runId: string;
+    workflow: string;
+    root: string;
+    program: import("../../core/engine/ir.ts").IrProgram;
+    project: import("../../core/model/project.ts").ResolvedProject;
+    prepared: Prepared;
+    environment: RunEnvironment;
+    scriptPath: string | undefined;
+    scriptArg: string | undefined;
+    raw: unknown;
+    args: unknown[];
+    params: number;
+  },
+): Promise<number> {
+  const { runId, workflow, program, scriptPath, scriptArg, raw, args } = x;
+  const runDir = store.dir;
   const now = () => (io.now?.() ?? new Date()).toISOString();
   const state: RunState = {
     run_id: runId,
     workflow,
-    project: ctx.root,
+    project: x.root,
     ir_hash: program.hash,
     status: "running",
     iteration: 0,
     cursor: "",
+    environment: x.environment,
     started_at: now(),
     updated_at: now(),
   };
   if (scriptPath !== undefined) state.model_script = scriptPath;
   if (scriptArg !== undefined) (state as RunState & { force_script?: boolean }).force_script = true;
-  await store.writeInput(wf.params.length === 1 ? args[0] : raw);
+  await store.writeInput(x.params === 1 ? args[0] : raw);
   await store.writeState(state);
   io.stderr(
     `terfyn: run ${runId} of workflow ${workflow} in ${relative(io.cwd, runDir) || runDir}\n`,
@@ -179,11 +239,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     io,
     store,
     state,
-    project,
+    project: x.project,
     program,
     args,
     history: [],
-    prepared,
+    prepared: x.prepared,
     forceScript: scriptArg !== undefined,
   });
 }
@@ -194,6 +254,25 @@ async function resumeRun(
   io: CliIo,
 ): Promise<number> {
   const store = new RunStore(runDir, io.env);
+  // Read first, without the lock: a directory that is not a run is refused before anything is
+  // created in it. Everything from here on is read again under the lock.
+  await store.readState();
+  const lock = takeRunLock(io, runDir, `terfyn run --resume`);
+  try {
+    store.guard = () => lock.verify();
+    return await resumeLocked(store, scriptArg, io, lock.tookOver);
+  } finally {
+    lock.release();
+  }
+}
+
+async function resumeLocked(
+  store: RunStore,
+  scriptArg: string | undefined,
+  io: CliIo,
+  tookOver: LockOwner | undefined,
+): Promise<number> {
+  const runDir = store.dir;
   const state = (await store.readState()) as RunState & { force_script?: boolean };
   const shown = relative(io.cwd, runDir) || runDir;
   if (state.status === "completed") {
@@ -220,6 +299,20 @@ async function resumeRun(
       `workflow ${state.workflow} no longer exists in ${ctx.where}; the run cannot be resumed`,
     );
   const program = compileProgram(project, state.workflow);
+  const environment = resolveRunEnvironment(project, program, {
+    projectRoot: ctx.root,
+    cwd: io.cwd,
+    env: io.env,
+  });
+  if (state.environment !== undefined) {
+    const drift = environmentDrift(state.environment, environment);
+    if (drift.length > 0) {
+      throw new UserError(
+        `run ${state.run_id} cannot be resumed as it was approved: ${drift.join("; ")}`,
+      );
+    }
+  }
+  refuseMisplacedRunDir(io, runDir, workspaceGuards(environment), "new run directory");
   if (program.hash !== state.ir_hash) {
     throw new UserError(
       `the project changed since run ${state.run_id} started (IR ${state.ir_hash} -> ${program.hash}); resuming would run different agents, grants or steps than the run began with. Start a new run.`,
@@ -250,7 +343,13 @@ async function resumeRun(
   io.stderr(
     `terfyn: resuming run ${state.run_id} (${history.length} journaled events) in ${shown}\n`,
   );
-  await store.append({ type: "run.resume", ir_hash: program.hash });
+  await store.append({
+    type: "run.resume",
+    ir_hash: program.hash,
+    ...(tookOver
+      ? { took_over: { pid: tookOver.pid, host: tookOver.host, since: tookOver.since } }
+      : {}),
+  });
   return execute({
     io,
     store,
@@ -401,14 +500,5 @@ async function finish(
       await store.writeState(state);
       io.stderr(`terfyn run: failed: ${escapeTerminalText(outcome.error)}\n`);
       return 1;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -9,7 +9,12 @@ import { nestingProblem } from "../nesting.ts";
 
 export type JournalEvent =
   | { type: "run.start"; run: string; workflow: string; ir_hash: string; input: unknown }
-  | { type: "run.resume"; ir_hash: string }
+  | {
+      type: "run.resume";
+      ir_hash: string;
+      /** The stale lock this resume took over: its owner had gone without releasing it. */
+      took_over?: { pid: number; host: string; since: string };
+    }
   | {
       type: "step.start";
       step: string;

@@ -1,0 +1,36 @@
+/**
+ * What a `terfyn run` directory's state.json holds: status, cursor, what it awaits, and the
+ * environment the run was started in (so a resume runs what was approved). Types only; the
+ * fs adapter (src/adapters/fs/run-store.ts) reads and writes them. Review runs keep their own
+ * phase cursor (src/core/review/ports.ts) and share the lock, placement and drift checks here.
+ */
+import type { RunEnvironment } from "./run-environment.ts";
+
+export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
+
+/** Where a run is: the iteration and the step path the interpreter last reached. */
+export interface RunCursor {
+  iteration: number;
+  cursor: string;
+}
+
+export interface RunState extends RunCursor {
+  run_id: string;
+  workflow: string;
+  /** Absolute path of the project the run belongs to. */
+  project: string;
+  ir_hash: string;
+  status: RunStatus;
+  /** Set while awaiting approval: what to approve. */
+  awaiting?: { hash: string; step: string; label: string; kind: "approve" | "gated-grant" };
+  model_script?: string;
+  /**
+   * The resolved workspace roots, test commands and tool declarations the run started with; a
+   * resume where any differs is refused. Absent in runs started before it was recorded.
+   */
+  environment?: RunEnvironment;
+  result?: unknown;
+  error?: string;
+  started_at: string;
+  updated_at: string;
+}
