@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRepoCommand } from "../src/adapters/review/repo-command.ts";
+import { parseAgentsMd, passableEnvNames } from "../src/core/review/repo-facts.ts";
 
 const PARENT = {
   PATH: process.env.PATH,
@@ -79,5 +80,27 @@ describe("runRepoCommand", () => {
     expect(r.code).toBe(0);
     await new Promise((res) => setTimeout(res, 100));
     expect(alive(Number(readFileSync(join(cwd, "bg.pid"), "utf8")))).toBe(false);
+  });
+});
+
+describe("variables the repository names (AGENTS.md)", () => {
+  it("reads an environment line, and never passes a secret-shaped name whatever it says", () => {
+    const facts = parseAgentsMd(
+      "## Commands\n- test: `make check`\n- environment: `LOCALE_DIR`, `GITHUB_TOKEN` (needed), DB_URL ANTHROPIC_API_KEY my_secret AWS_SESSION_X 1BAD\n",
+    );
+    expect(facts.commands).toEqual({ test: "make check" });
+    expect(facts.environment).toEqual([
+      "LOCALE_DIR",
+      "GITHUB_TOKEN",
+      "DB_URL",
+      "ANTHROPIC_API_KEY",
+      "my_secret",
+      "AWS_SESSION_X",
+      "1BAD",
+    ]);
+    expect(passableEnvNames(facts.environment ?? [])).toEqual({
+      passed: ["LOCALE_DIR", "DB_URL"],
+      refused: ["GITHUB_TOKEN", "ANTHROPIC_API_KEY", "my_secret", "AWS_SESSION_X", "1BAD"],
+    });
   });
 });

@@ -27,6 +27,8 @@ import { describe, expect, it } from "vitest";
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const SECRETS = { ANTHROPIC_API_KEY: "sk-test", GITHUB_TOKEN: "ghp-test" };
+/** A variable the Python fixture's AGENTS.md names, so its commands see it. */
+const NAMED = { CALC_PRECISION: "4", UNNAMED_VARIABLE: "x" };
 const GIT_ENV = {
   ...process.env,
   GIT_CONFIG_GLOBAL: "/dev/null",
@@ -104,7 +106,7 @@ function cli(args: string[], cwd: string) {
     cwd,
     encoding: "utf8",
     // From source: the test is about this tree, not the last bundle.
-    env: { ...process.env, ...SECRETS, TERFYN_FROM_SOURCE: "1" },
+    env: { ...process.env, ...SECRETS, ...NAMED, TERFYN_FROM_SOURCE: "1" },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -187,6 +189,9 @@ describe("review-response runs in other languages", () => {
     const verdict = JSON.parse(readFileSync(join(b.runDir, "verdict-1.json"), "utf8"));
     const names = /ENV-NAMES: (.*)/.exec(verdict.evidence)?.[1]?.split(" ") ?? [];
     expect(names).toContain("PATH");
+    expect(names).toContain("CALC_PRECISION");
+    expect(names).not.toContain("UNNAMED_VARIABLE");
+    // Named by AGENTS.md, refused: the repository is not trusted with the run's credentials.
     expect(names).not.toContain("ANTHROPIC_API_KEY");
     expect(names).not.toContain("GITHUB_TOKEN");
     expect(allText(b.runDir)).not.toMatch(/sk-test|ghp-test/);

@@ -39,6 +39,7 @@ import {
   matchesAnyRepoPattern,
   missingFacts,
   parseAgentsMd,
+  passableEnvNames,
   type RepoFacts,
 } from "../../core/review/repo-facts.ts";
 import {
@@ -131,6 +132,16 @@ export class LocalReviewSteps implements ReviewSteps {
     return (await this.git()).root;
   }
 
+  /** Variables the repository's commands see besides the base ones: run configuration, then AGENTS.md's safe names. */
+  private passEnv(): string[] {
+    return [
+      ...new Set([
+        ...(this.c.passEnv ?? []),
+        ...passableEnvNames(this.facts.environment ?? []).passed,
+      ]),
+    ];
+  }
+
   private async worktreePath(): Promise<string> {
     if (this.c.worktreeDir) return resolve(this.c.worktreeDir);
     const runDir = resolve(this.c.runDir);
@@ -183,6 +194,11 @@ export class LocalReviewSteps implements ReviewSteps {
       );
     }
     const facts = parseAgentsMd(text);
+    const { refused } = passableEnvNames(facts.environment ?? []);
+    if (refused.length > 0)
+      this.c.progress(
+        `AGENTS.md asks for ${refused.join(", ")} in the environment; refused: a repository never gets the run's credentials`,
+      );
     const missing = missingFacts(facts);
     if (missing.length > 0)
       throw new Error(
@@ -261,7 +277,7 @@ export class LocalReviewSteps implements ReviewSteps {
     const ws = await WorkspaceTool.open({
       root: await this.workspaceRoot(),
       writable,
-      passEnv: this.c.passEnv ?? [],
+      passEnv: this.passEnv(),
       env: this.c.env ?? process.env,
       ...(this.c.commandTimeoutMs ? { testTimeoutMs: this.c.commandTimeoutMs } : {}),
       ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
@@ -528,7 +544,7 @@ export class LocalReviewSteps implements ReviewSteps {
     return runRepoCommand(command, {
       cwd: await this.workspaceRoot(),
       parentEnv: this.c.env ?? process.env,
-      passEnv: this.c.passEnv ?? [],
+      passEnv: this.passEnv(),
       env,
       ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
     });
