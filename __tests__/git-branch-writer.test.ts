@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -285,17 +286,43 @@ describe("BranchWriter: commit", () => {
     expect(staged(work)).toBe("");
   });
 
-  it("runs hooks, and flags a commit a hook widened beyond the plan", async () => {
+  it("never runs the repository's hooks: a pre-commit hook that would widen the commit does not execute", async () => {
     const { work, base } = setup();
     const w = await open(work);
+    const marker = join(work, "..", "hook-ran");
     const hook = join(work, ".git/hooks/pre-commit");
-    writeFileSync(hook, "#!/bin/sh\necho extra > extra.txt\ngit add extra.txt\n");
+    writeFileSync(
+      hook,
+      `#!/bin/sh\ntouch '${marker}'\necho extra > extra.txt\ngit add extra.txt\n`,
+    );
     chmodSync(hook, 0o755);
+    // A hooks path in the repository's config is ignored too.
+    git(work, "config", "core.hooksPath", ".git/hooks");
     write(work, "src/a.ts", "export const a = 42;\n");
-    await expect(w.commit("fix", ["src/a.ts"], base)).rejects.toMatchObject({
-      code: "unplanned-commit-content",
-      message: expect.stringMatching(/extra\.txt.*must not be/),
-    });
+    const sha = await w.commit("fix", ["src/a.ts"], base);
+    expect(existsSync(marker)).toBe(false);
+    expect(git(work, "diff", "--name-only", base, sha)).toBe("src/a.ts");
+  });
+
+  it("ignores config-driven commands of the repository: core.fsmonitor and core.sshCommand never execute", async () => {
+    const { work, base } = setup();
+    const marker = join(work, "..", "fsmonitor-ran");
+    const script = join(work, "..", "monitor.sh");
+    writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
+    chmodSync(script, 0o755);
+    git(work, "config", "core.fsmonitor", script);
+    git(work, "config", "core.sshCommand", script);
+    git(work, "config", "core.pager", script);
+    // Git itself runs it (the setup is real), the writer does not.
+    git(work, "status", "--porcelain");
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    const w = await open(work);
+    write(work, "src/a.ts", "export const a = 42;\n");
+    expect(await w.changedFiles()).toEqual(["src/a.ts"]);
+    await w.commit("fix", ["src/a.ts"], base);
+    await w.fileVersions("src/a.ts");
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("refuses to commit during a merge in progress", async () => {
@@ -306,6 +333,56 @@ describe("BranchWriter: commit", () => {
     await expect(w.commit("fix", ["src/a.ts"], base)).rejects.toMatchObject({
       code: "operation-in-progress",
     });
+  });
+});
+
+describe("BranchWriter: a run's own worktree, and moving the branch", () => {
+  it("adds a detached worktree at a commit, commits there, moves the branch fast-forward, and removes the worktree", async () => {
+    const { dir, work, base } = setup();
+    const w = await open(work);
+    const wtDir = join(dir, "run.worktree");
+    const wt = await w.addWorktree(wtDir, base);
+    expect(wt.root).toBe(realpathSync(wtDir));
+    expect(await wt.head()).toBe(base);
+    write(wtDir, "src/a.ts", "export const a = 42;\n");
+    // The user's working tree does not see the change.
+    expect(await w.changedFiles()).toEqual([]);
+    const sha = await wt.commit("fix", ["src/a.ts"], base);
+    expect(git(work, "rev-parse", "refs/heads/main")).toBe(base);
+    await w.fastForwardBranch("main", base, sha);
+    expect(git(work, "rev-parse", "refs/heads/main")).toBe(sha);
+    expect(readFileSync(join(work, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+    await w.removeWorktree(wtDir);
+    expect(existsSync(wtDir)).toBe(false);
+    expect(git(work, "worktree", "list", "--porcelain")).not.toContain("run.worktree");
+  });
+
+  it("refuses to move a branch that moved, or to a commit that is not a fast-forward", async () => {
+    const { dir, work, base } = setup();
+    const w = await open(work);
+    const wt = await w.addWorktree(join(dir, "wt"), base);
+    write(join(dir, "wt"), "src/a.ts", "export const a = 42;\n");
+    const ours = await wt.commit("fix", ["src/a.ts"], base);
+    write(work, "src/b.ts", "a human's change\n");
+    git(work, "commit", "-qam", "human");
+    const human = git(work, "rev-parse", "HEAD");
+    await expect(w.fastForwardBranch("main", base, ours)).rejects.toMatchObject({
+      code: "branch-moved",
+    });
+    await expect(w.fastForwardBranch("main", human, ours)).rejects.toMatchObject({
+      code: "behind-or-diverged",
+    });
+    expect(git(work, "rev-parse", "refs/heads/main")).toBe(human);
+  });
+
+  it("removes only a worktree of its own repository, never its own working tree", async () => {
+    const { dir, work } = setup();
+    const w = await open(work);
+    await expect(w.removeWorktree(work)).rejects.toMatchObject({ code: "bad-path" });
+    const other = setup();
+    await expect(w.removeWorktree(other.work)).rejects.toMatchObject({ code: "bad-path" });
+    expect(existsSync(join(other.work, "src/a.ts"))).toBe(true);
+    expect(existsSync(join(dir, "work", "src/a.ts"))).toBe(true);
   });
 });
 
@@ -428,6 +505,16 @@ describe("assertAllowedGitArgs: the guard in front of every git process", () => 
     ["update-ref", "-d", "refs/heads/main"],
     ["update-ref", "--delete", "refs/heads/main"],
     ["update-ref", "refs/heads/main", "HEAD~1"],
+    ["update-ref", "refs/heads/main", "a".repeat(40)],
+    ["update-ref", "refs/heads/main", "a".repeat(40), "HEAD"],
+    ["update-ref", "refs/heads/main", "", "a".repeat(40)],
+    ["update-ref", "refs/tags/v1", "a".repeat(40), "b".repeat(40)],
+    ["update-ref", "--no-deref", "refs/heads/main", "a".repeat(40), "b".repeat(40)],
+    ["worktree", "remove", "--force", "/tmp/x"],
+    ["worktree", "remove", "/tmp/x"],
+    ["worktree", "add", "/tmp/x", "main"],
+    ["worktree", "add", "-b", "x", "/tmp/x", "a".repeat(40)],
+    ["worktree", "move", "/tmp/x", "/tmp/y"],
     ["filter-branch", "--tree-filter", "rm -f secret", "HEAD"],
     ["filter-repo", "--path", "x"],
     ["-c", "alias.x=push --force", "push", "origin", "HEAD:refs/heads/main"],
@@ -520,16 +607,23 @@ describe("BranchWriter: no way around the guard", () => {
 
   it("has no method that could force, amend, reset, rebase or delete", () => {
     expect(Object.getOwnPropertyNames(BranchWriter.prototype).sort()).toEqual([
+      "addWorktree",
       "branch",
+      "branchTip",
       "changedFiles",
       "commit",
+      "commitsBetween",
       "constructor",
+      "fastForwardBranch",
       "fileVersions",
       "head",
       "push",
+      "removeWorktree",
       "restore",
       "revertToHead",
       "snapshot",
+      "trackedChanges",
+      "untrackedFiles",
     ]);
     expect(
       Object.getOwnPropertyNames(BranchWriter).filter(

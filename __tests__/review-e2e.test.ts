@@ -3,7 +3,7 @@
  * real defect and six review comments) through `terfyn review`, both gates, to done.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -301,6 +301,58 @@ describe("terfyn review: every exit is a terminal state with a report", () => {
     }, 120_000);
   }
 
+  it("the run works in its own worktree next to the run directory: the user's checkout is untouched while it waits, and the worktree is gone when it ends", async () => {
+    const b = build();
+    const status = git(b.repo, "status", "--porcelain");
+    let r = await runTerfyn(startArgs(b, SCRIPT), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    const worktree = `${b.runDir}.worktree`;
+    expect(git(worktree, "rev-parse", "HEAD")).toBe(b.head);
+    await approveAwaited(b);
+    r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    // Red tests and the fix exist in the worktree only.
+    expect(existsSync(join(worktree, "test", "add.test.js"))).toBe(true);
+    expect(existsSync(join(b.repo, "test", "add.test.js"))).toBe(false);
+    expect(git(b.repo, "status", "--porcelain")).toBe(status);
+    await approveAwaited(b);
+    r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(worktree)).toBe(false);
+    expect(git(b.repo, "worktree", "list", "--porcelain")).not.toContain("run.worktree");
+  }, 120_000);
+
+  it("a run directory inside the repository puts the worktree under the OS temp dir, never inside the work tree", async () => {
+    const b = build();
+    const runDir = join(b.repo, ".terfyn", "runs", "r1");
+    const r = await runTerfyn(startArgs({ ...b, runDir }, SCRIPT), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    const worktrees = git(b.repo, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "))
+      .map((l) => l.slice("worktree ".length));
+    expect(worktrees).toHaveLength(2);
+    const ours = worktrees.find((w) => w !== b.repo) as string;
+    expect(ours.startsWith(realpathSync(tmpdir()))).toBe(true);
+    expect(ours.startsWith(`${b.repo}/`)).toBe(false);
+    expect(git(ours, "rev-parse", "HEAD")).toBe(b.head);
+  }, 120_000);
+
+  it("a worktree moved to another commit while the run waited is not reused: stuck, with a report", async () => {
+    const b = build();
+    let r = await runTerfyn(startArgs(b, SCRIPT), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    const worktree = `${b.runDir}.worktree`;
+    git(worktree, "checkout", "-q", "--detach", "HEAD^");
+    await approveAwaited(b);
+    r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toContain("internal error");
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain("is at");
+    expect(git(b.repo, "rev-parse", "HEAD")).toBe(b.head);
+  }, 120_000);
+
   it("a plan naming a path outside the repository is refused at the plan phase: bad-input, exit 1", async () => {
     const b = build();
     const script = scriptWith(b, "Planner", (plan) => ({ ...plan, files: ["../outside.js"] }));
@@ -350,7 +402,8 @@ describe("terfyn review: SIGKILL between phases", () => {
   function cli(args: string[], env: Record<string, string> = {}) {
     const r = spawnSync(process.execPath, [BIN, ...args], {
       encoding: "utf8",
-      env: { ...process.env, ...env },
+      // From source: a resume must reuse the run's worktree as this tree does it.
+      env: { ...process.env, TERFYN_FROM_SOURCE: "1", ...env },
     });
     return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
   }
@@ -444,7 +497,8 @@ describe("extend-only files in local mode", () => {
       model: undefined as never,
       progress: () => {},
     });
-    const changelog = join(b.repo, "CHANGELOG.md");
+    // The run works in its own worktree, so that is where a change is looked for.
+    const changelog = join(await steps.workspaceRoot(), "CHANGELOG.md");
     const original = readFileSync(changelog, "utf8");
     writeFileSync(changelog, `${original}\n- a new entry\n`);
     expect(await steps.extendOnlyViolations()).toEqual([]);
@@ -465,8 +519,6 @@ describe("extend-only files in local mode", () => {
   it("extend-only entries may be globs: a file they match is held to append-only too", async () => {
     const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
     const b = build();
-    const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
     const steps = new LocalReviewSteps({
       repoDir: b.repo,
       requestFile: b.request,
@@ -475,7 +527,10 @@ describe("extend-only files in local mode", () => {
       model: undefined as never,
       progress: () => {},
     });
-    const readme = join(b.repo, "README.md");
+    const root = await steps.workspaceRoot();
+    const agents = join(root, "AGENTS.md");
+    writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
+    const readme = join(root, "README.md");
     writeFileSync(readme, `new first line\n${readFileSync(readme, "utf8")}`);
     expect(await steps.extendOnlyViolations()).toEqual(["AGENTS.md", "README.md"]);
   });

@@ -5,8 +5,15 @@
  *
  * What it can do: read HEAD and the branch, list changed files, read a file at HEAD and in the
  * working tree (for the extend-only check), snapshot / revert / restore
- * working-tree files for the prover, make one normal commit on an expected parent, and push that
+ * working-tree files for the prover, make one normal commit on an expected parent (on a branch,
+ * or detached in a run's own worktree), add and remove such a worktree, move a local branch
+ * fast-forward only (a compare-and-swap `update-ref` after an ancestry check), and push a
  * branch fast-forward only.
+ *
+ * Git runs hardened, in one place (`runGit`): hooks, the fsmonitor hook, ssh command, pager,
+ * editor, credential helper and the ext:: transport from any config file are overridden on the
+ * command line, system config is not read, and the environment is an allowlist (no GIT_DIR,
+ * no tokens).
  *
  * What it cannot do: force-push, amend, reset, rebase, delete a branch or a ref, or rewrite
  * history in any other way. There is no method for any of those, and every git process this
@@ -34,7 +41,7 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 
 /** A git argument list this module refuses to run. Thrown before any process starts. */
 export class ForbiddenGitOperation extends Error {
@@ -144,7 +151,6 @@ const HISTORY_REWRITERS: Record<string, string> = {
   "filter-repo": "filter-repo rewrites history",
   replace: "replace rewrites what history appears to be",
   reset: "reset moves the branch and can discard work (reset --hard)",
-  "update-ref": "update-ref can move or delete any ref (update-ref -d)",
   branch: "branch can delete or move branches (branch -d / -D)",
   pull: "pull can rebase or merge",
   "cherry-pick": "cherry-pick is not a review-response operation",
@@ -161,11 +167,12 @@ interface Allowed {
 }
 
 const REMOTE_BRANCH = /^refs\/heads\/[^:+^~?*[\\\s]+$/;
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** Exactly the git invocations the branch writer performs, and nothing else. */
 const ALLOWED: Record<string, Allowed> = {
   "rev-parse": {
-    options: ["--verify", "--quiet", "--show-toplevel", "--is-bare-repository"],
+    options: ["--verify", "--quiet", "--show-toplevel", "--is-bare-repository", "--git-common-dir"],
     positionals: [0, 1],
     paths: false,
   },
@@ -201,7 +208,7 @@ const ALLOWED: Record<string, Allowed> = {
         : "cat-file reads exactly one blob, by its object id",
   },
   "rev-list": {
-    options: ["--parents", "--max-count=1"],
+    options: ["--parents", "--max-count=1", "--count"],
     positionals: [1, 1],
     paths: false,
   },
@@ -219,6 +226,30 @@ const ALLOWED: Record<string, Allowed> = {
     paths: false,
   },
   "merge-base": { options: ["--is-ancestor"], positionals: [2, 2], paths: false },
+  "update-ref": {
+    // Only the compare-and-swap form: `update-ref refs/heads/<branch> <new> <old>`, both full
+    // object ids, so git itself refuses when the branch is not at <old>. Deleting (-d, --stdin,
+    // an empty <new>) is refused by name above; fast-forward is checked by fastForwardBranch.
+    options: [],
+    positionals: [3, 3],
+    paths: false,
+    check: (p) =>
+      REMOTE_BRANCH.test(p[0] ?? "") && FULL_SHA.test(p[1] ?? "") && FULL_SHA.test(p[2] ?? "")
+        ? undefined
+        : "update-ref only as refs/heads/<branch> <new sha> <old sha> (compare-and-swap)",
+  },
+  worktree: {
+    // A detached worktree at a full commit id, and pruning the records of removed ones. No
+    // remove (it needs --force for untracked files), no move, no lock games.
+    options: ["--detach", "--quiet"],
+    positionals: [1, 3],
+    paths: false,
+    check: (p) =>
+      (p[0] === "add" && p.length === 3 && FULL_SHA.test(p[2] ?? "")) ||
+      (p[0] === "prune" && p.length === 1)
+        ? undefined
+        : "worktree only as `add --detach <dir> <sha>` or `prune`",
+  },
   "check-ref-format": {
     options: [],
     positionals: [1, 1],
@@ -293,6 +324,10 @@ export function assertAllowedGitArgs(args: readonly string[]): void {
     forbid("update-ref -d deletes a ref");
   if (sub === "update-ref" && options.some((o) => o === "--stdin"))
     forbid("update-ref --stdin can delete or move any ref");
+  if (sub === "update-ref" && positionals.length !== 3)
+    forbid("update-ref without an expected old value can move or delete any ref");
+  if (sub === "worktree" && positionals[0] === "remove")
+    forbid("worktree remove is not used: the run deletes its own directory, then prunes");
   const rewriter = HISTORY_REWRITERS[sub];
   if (rewriter) forbid(rewriter);
   for (const o of options) {
@@ -414,6 +449,95 @@ export class BranchWriter {
     return ref.slice("refs/heads/".length);
   }
 
+  /** The commit `refs/heads/<branch>` points at, or undefined when there is no such branch. */
+  async branchTip(branch: string): Promise<string | undefined> {
+    const ref = checkBranch(branch);
+    const r = await this.#run(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
+      okCodes: [0, 1],
+    });
+    const sha = r.stdout.toString("utf8").trim();
+    return r.code === 0 && sha !== "" ? sha : undefined;
+  }
+
+  /** How many commits `to` has that `from` lacks, or undefined when either is unknown here. */
+  async commitsBetween(from: string, to: string): Promise<number | undefined> {
+    if (!/^[0-9a-f]{7,64}$/.test(from) || !/^[0-9a-f]{7,64}$/.test(to)) return undefined;
+    const r = await this.#run(["rev-list", "--count", `${from}..${to}`], { okCodes: [0, 128] });
+    return r.code === 0 ? Number(r.stdout.toString("utf8").trim()) : undefined;
+  }
+
+  /**
+   * Adds a linked worktree of this repository at `dir` (absolute, not existing or empty) with a
+   * detached HEAD at `commit`, and opens it. The branch and this working tree are untouched.
+   */
+  async addWorktree(dir: string, commit: string): Promise<BranchWriter> {
+    if (!isAbsolute(dir)) throw new BranchWriterRefusal("bad-path", `${dir} is not absolute`);
+    const sha = (
+      await this.#run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], {
+        okCodes: [0, 1],
+      })
+    ).stdout
+      .toString("utf8")
+      .trim();
+    if (!FULL_SHA.test(sha))
+      throw new BranchWriterRefusal("bad-ref", `${commit} is not a commit of ${this.root}`);
+    await this.#run(["worktree", "add", "--quiet", "--detach", dir, sha]);
+    return BranchWriter.open(dir, { env: this.#env });
+  }
+
+  /**
+   * Deletes the linked worktree at `dir`, which must be another worktree of this same
+   * repository (never this one), and prunes git's record of it.
+   */
+  async removeWorktree(dir: string): Promise<void> {
+    const real = await realpath(dir).catch(() => undefined);
+    if (real !== undefined) {
+      if (real === this.root)
+        throw new BranchWriterRefusal(
+          "bad-path",
+          `${dir} is this working tree, not a worktree of the run`,
+        );
+      const other = await BranchWriter.open(real, { env: this.#env });
+      if (other.root !== real || (await other.#commonDir()) !== (await this.#commonDir()))
+        throw new BranchWriterRefusal("bad-path", `${dir} is not a worktree of ${this.root}`);
+      await rm(real, { recursive: true, force: true });
+    }
+    await this.#run(["worktree", "prune"]);
+  }
+
+  async #commonDir(): Promise<string> {
+    const r = await this.#run(["rev-parse", "--git-common-dir"]);
+    return realpath(resolvePath(this.root, r.stdout.toString("utf8").trim()));
+  }
+
+  /**
+   * Moves `refs/heads/<branch>` from `from` to `to`, fast-forward only: the branch must be at
+   * `from`, and `from` must be an ancestor of `to`; the move itself is a compare-and-swap, so a
+   * branch that moved in between is left alone. Nothing else changes (no working tree, no index).
+   */
+  async fastForwardBranch(branch: string, from: string, to: string): Promise<void> {
+    const ref = checkBranch(branch);
+    if (!FULL_SHA.test(from) || !FULL_SHA.test(to))
+      throw new BranchWriterRefusal("bad-ref", "fast-forward takes full commit ids");
+    const tip = await this.branchTip(branch);
+    if (tip !== from)
+      throw new BranchWriterRefusal(
+        "branch-moved",
+        `${branch} is at ${tip ?? "nothing"}, not ${from}: the branch moved since the run started; stop and say so`,
+      );
+    const ancestor = await this.#run(["merge-base", "--is-ancestor", from, to], {
+      okCodes: [0, 1],
+    });
+    if (ancestor.code !== 0)
+      throw new BranchWriterRefusal(
+        "behind-or-diverged",
+        `${from} is not an ancestor of ${to}: moving ${branch} there is not a fast-forward; never rewrite a branch; stop and say so`,
+      );
+    await this.#run(["update-ref", ref, to, from]);
+    if ((await this.branchTip(branch)) !== to)
+      throw new BranchWriterRefusal("push-not-applied", `${branch} did not move to ${to}`);
+  }
+
   /** Paths (relative to the root) that differ from HEAD in the working tree, plus untracked
    * files that are not ignored. Sorted, unique. */
   async changedFiles(): Promise<string[]> {
@@ -428,6 +552,26 @@ export class BranchWriter {
     ]);
     const untracked = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
     return unique([...splitZ(tracked.stdout), ...splitZ(untracked.stdout)]);
+  }
+
+  /** Tracked paths whose working-tree copy differs from HEAD (changed or deleted). */
+  async trackedChanges(): Promise<string[]> {
+    await this.head();
+    const r = await this.#run([
+      "diff",
+      "--name-only",
+      "-z",
+      "--no-renames",
+      "--no-ext-diff",
+      "HEAD",
+    ]);
+    return unique(splitZ(r.stdout));
+  }
+
+  /** Untracked paths git does not ignore. */
+  async untrackedFiles(): Promise<string[]> {
+    const r = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
+    return unique(splitZ(r.stdout));
   }
 
   /**
@@ -542,7 +686,8 @@ export class BranchWriter {
   /**
    * Stages exactly `files` and makes one normal commit on `expectedParent`, which must be HEAD.
    * Refuses when HEAD moved, when anything else is staged, or when a file is unchanged. Hooks
-   * run. Returns the new commit id.
+   * never run (GIT_HARDENING); the content check after the commit stays as a second line.
+   * Returns the new commit id.
    */
   async commit(
     message: string,
@@ -554,7 +699,8 @@ export class BranchWriter {
       throw new BranchWriterRefusal("bad-option", "the commit message is empty");
     const planned = unique(files.map(checkPath));
     if (planned.length === 0) throw new BranchWriterRefusal("bad-option", "no files to commit");
-    const branch = await this.branch();
+    // A run's own worktree has a detached HEAD; the branch moves later, by fastForwardBranch.
+    const branch = await this.#branchOrDetached();
     const head = await this.head();
     if (head !== expectedParent)
       throw new BranchWriterRefusal(
@@ -607,7 +753,7 @@ export class BranchWriter {
         "branch-moved",
         `commit ${sha} has parents [${parents.join(", ")}], not exactly ${expectedParent}; it must not be pushed; stop and say so`,
       );
-    if ((await this.branch()) !== branch)
+    if ((await this.#branchOrDetached()) !== branch)
       throw new BranchWriterRefusal(
         "branch-moved",
         `the checked-out branch changed during the commit; stop and say so`,
@@ -698,6 +844,11 @@ export class BranchWriter {
     return { pushed: true, before: fetched, after };
   }
 
+  async #branchOrDetached(): Promise<string | undefined> {
+    const r = await this.#run(["symbolic-ref", "--quiet", "HEAD"], { okCodes: [0, 1] });
+    return r.code === 0 ? r.stdout.toString("utf8").trim() : undefined;
+  }
+
   async #remoteHead(remote: string, ref: string): Promise<string | undefined> {
     const r = await this.#run(["ls-remote", remote, ref]);
     for (const line of r.stdout.toString("utf8").split("\n")) {
@@ -763,17 +914,48 @@ export class BranchWriter {
   }
 }
 
-/** Spawns git after the guard. Module-private: the only `spawn` in this file. */
+/**
+ * Configuration that would make git run a program the repository (or an agent that wrote into
+ * it) chose: hooks, the fsmonitor hook, an ssh command, a pager, an editor, a credential helper,
+ * the ext:: transport, signing, automatic gc. Given on the command line, it overrides every
+ * config file. External diff drivers and textconv are off through `--no-ext-diff`/`--no-textconv`.
+ */
+export const GIT_HARDENING: readonly string[] = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.sshCommand=ssh",
+  "core.pager=cat",
+  "core.editor=true",
+  "sequence.editor=true",
+  "core.askPass=",
+  "credential.helper=",
+  "protocol.ext.allow=never",
+  "commit.gpgSign=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+].flatMap((kv) => ["-c", kv]);
+
+/** The only variables of the parent's environment git sees; everything else is dropped. */
+const INHERITED_ENV = ["PATH", "HOME", "LANG", "TMPDIR", "SSH_AUTH_SOCK"];
+
+/** Spawns git after the guard, hardened. Module-private: the only `spawn` in this file. */
 async function runGit(cwd: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   assertAllowedGitArgs(args);
   const okCodes = options.okCodes ?? [0];
+  const inherited: Record<string, string> = {};
+  for (const k of INHERITED_ENV) {
+    const v = process.env[k];
+    if (v !== undefined) inherited[k] = v;
+  }
   const result = await new Promise<RunResult>((resolve, reject) => {
-    const child = spawn("git", args, {
+    const child = spawn("git", [...GIT_HARDENING, ...args], {
       cwd,
       stdio: ["pipe", "pipe", "pipe"],
       env: {
-        ...process.env,
+        ...inherited,
         ...options.env,
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_ATTR_NOSYSTEM: "1",
         GIT_LITERAL_PATHSPECS: "1",
         GIT_TERMINAL_PROMPT: "0",
         GIT_EDITOR: "true",
@@ -813,6 +995,19 @@ function checkPath(p: string): string {
     if (part.toLowerCase() === ".git") bad("inside .git");
   }
   return p;
+}
+
+/** `refs/heads/<branch>` for a plain branch name, or a refusal. */
+function checkBranch(branch: string): string {
+  const ref = `refs/heads/${branch}`;
+  if (
+    typeof branch !== "string" ||
+    branch === "" ||
+    branch.startsWith("-") ||
+    !REMOTE_BRANCH.test(ref)
+  )
+    throw new BranchWriterRefusal("bad-ref", `not a branch name: ${JSON.stringify(branch)}`);
+  return ref;
 }
 
 function splitZ(out: Buffer): string[] {

@@ -5,11 +5,21 @@
  * and publishing is a normal commit on the branch (parent = the head the request named) plus
  * outbox/replies.json and outbox/tickets.json. The App's adapter differs only in intake and
  * publish.
+ *
+ * The user's checkout is never touched: the run works in its own linked worktree (detached at
+ * the request's head, next to the run directory or under the OS temp dir, never inside the
+ * repository's work tree), reused on resume only while it is still at that head, and removed
+ * when the run ends. Each agent's workspace may write only what its step may change (TestWriter
+ * the plan's test files, Builder its production files, the others nothing); what the agents
+ * wrote is recorded, and only those files and changed tracked files count as touched, so what
+ * the repository's own commands leave behind (caches, coverage, build output) is not an edit.
+ * Publishing commits in the worktree and moves the branch fast-forward only.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
@@ -22,12 +32,14 @@ import {
 } from "../../core/review/doctrine.ts";
 import { assertGate } from "../../core/review/gates.ts";
 import type { PublishArtifact, ReviewSteps } from "../../core/review/orchestrator.ts";
+import { RunEnd } from "../../core/review/phase.ts";
 import type { Verdict } from "../../core/review/referee.ts";
 import {
   isAppendedAtEnd,
   matchesAnyRepoPattern,
   missingFacts,
   parseAgentsMd,
+  passableEnvNames,
   type RepoFacts,
 } from "../../core/review/repo-facts.ts";
 import {
@@ -40,6 +52,7 @@ import { asDataBlock } from "../../core/review/untrusted-text.ts";
 import { RunStore } from "../fs/run-store.ts";
 import { BranchWriter } from "../git/branch-writer.ts";
 import { WorkspaceTool } from "../workspace/workspace-tool.ts";
+import { runRepoCommand } from "./repo-command.ts";
 
 export interface LocalStepsConfig {
   repoDir: string;
@@ -50,6 +63,17 @@ export interface LocalStepsConfig {
   agents: ResolvedProject;
   model: ModelPort;
   progress: (line: string) => void;
+  /**
+   * Where the run's own worktree goes. Default: `<run dir>.worktree` next to the run directory,
+   * or a directory under the OS temp dir when the run directory is inside the repository.
+   */
+  worktreeDir?: string;
+  /** Variables (by name) the repository's commands also see, besides PATH, HOME, LANG, TMPDIR. */
+  passEnv?: readonly string[];
+  /** The environment passEnv and the base variables are read from. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Timeout of each repository command. Default 10 minutes. */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -71,23 +95,110 @@ const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "
 export class LocalReviewSteps implements ReviewSteps {
   private facts: RepoFacts = { commands: {}, protected: [], extendOnly: [] };
   private request: ReviewRequest | undefined;
+  private repoWriter: BranchWriter | undefined;
+  private worktreeWriter: BranchWriter | undefined;
 
   constructor(private readonly c: LocalStepsConfig) {}
 
+  /** The user's repository: read, and its branch moved fast-forward at publish. Never its files. */
+  private async repo(): Promise<BranchWriter> {
+    this.repoWriter ??= await BranchWriter.open(this.c.repoDir);
+    return this.repoWriter;
+  }
+
+  /** The run's own worktree: where agents write, commands run and the commit is made. */
   private async git(): Promise<BranchWriter> {
-    return BranchWriter.open(this.c.repoDir);
+    if (this.worktreeWriter) return this.worktreeWriter;
+    const head = (await this.currentRequest()).head;
+    const dir = await this.worktreePath();
+    if (existsSync(dir)) {
+      const w = await BranchWriter.open(dir);
+      const at = await w.head();
+      if (w.root !== (await realpath(dir)) || !at.startsWith(head))
+        throw new RunEnd(
+          "stuck",
+          `the run's worktree ${dir} is at ${at}, not the request's head ${head}: it was changed outside the run, so what the run wrote there cannot be trusted`,
+        );
+      this.worktreeWriter = w;
+    } else {
+      await mkdir(dirname(dir), { recursive: true });
+      this.worktreeWriter = await (await this.repo()).addWorktree(dir, head);
+    }
+    return this.worktreeWriter;
+  }
+
+  /** The directory the agents and the repository's commands work in (the run's worktree). */
+  async workspaceRoot(): Promise<string> {
+    return (await this.git()).root;
+  }
+
+  /** Variables the repository's commands see besides the base ones: run configuration, then AGENTS.md's safe names. */
+  private passEnv(): string[] {
+    return [
+      ...new Set([
+        ...(this.c.passEnv ?? []),
+        ...passableEnvNames(this.facts.environment ?? []).passed,
+      ]),
+    ];
+  }
+
+  private async worktreePath(): Promise<string> {
+    if (this.c.worktreeDir) return resolve(this.c.worktreeDir);
+    const runDir = resolve(this.c.runDir);
+    const repoRoot = (await this.repo()).root;
+    const parent = await realpath(dirname(runDir)).catch(() => dirname(runDir));
+    const rel = relative(repoRoot, parent);
+    const insideRepo = rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+    if (!insideRepo) return join(parent, `${basename(runDir)}.worktree`);
+    const id = createHash("sha256").update(runDir).digest("hex").slice(0, 16);
+    return join(await realpath(tmpdir()), `terfyn-worktree-${id}`);
+  }
+
+  /** The run has ended: its worktree goes (the branch and the user's checkout stay as they are). */
+  async release(): Promise<void> {
+    const dir = await this.worktreePath();
+    this.worktreeWriter = undefined;
+    if (existsSync(dir)) await (await this.repo()).removeWorktree(dir);
+  }
+
+  private writtenPath(): string {
+    return join(this.c.runDir, "agents", "written.json");
+  }
+
+  /** Every file an agent wrote in this run (the workspace tool's record, kept across sessions). */
+  private async writtenFiles(): Promise<Set<string>> {
+    try {
+      return new Set(JSON.parse(await readFile(this.writtenPath(), "utf8")) as string[]);
+    } catch {
+      return new Set();
+    }
+  }
+
+  private async recordWritten(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const all = [...new Set([...(await this.writtenFiles()), ...paths])].sort();
+    await mkdir(dirname(this.writtenPath()), { recursive: true });
+    const tmp = `${this.writtenPath()}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(all, null, 2)}\n`);
+    await rename(tmp, this.writtenPath());
   }
 
   private async loadFacts(): Promise<RepoFacts> {
     let text = "";
+    const root = await this.workspaceRoot();
     try {
-      text = await readFile(join(this.c.repoDir, "AGENTS.md"), "utf8");
+      text = await readFile(join(root, "AGENTS.md"), "utf8");
     } catch {
       throw new Error(
         "the repository has no AGENTS.md, so its commands (install, test, single test, lint, format, typecheck) are unknown; add them there",
       );
     }
     const facts = parseAgentsMd(text);
+    const { refused } = passableEnvNames(facts.environment ?? []);
+    if (refused.length > 0)
+      this.c.progress(
+        `AGENTS.md asks for ${refused.join(", ")} in the environment; refused: a repository never gets the run's credentials`,
+      );
     const missing = missingFacts(facts);
     if (missing.length > 0)
       throw new Error(
@@ -98,10 +209,16 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   private async currentRequest(): Promise<ReviewRequest> {
-    if (!this.request)
-      this.request = requestSchema.parse(
-        JSON.parse(await readFile(join(this.c.runDir, "request.json"), "utf8")),
-      );
+    if (!this.request) {
+      const saved = join(this.c.runDir, "request.json");
+      if (existsSync(saved))
+        this.request = requestSchema.parse(JSON.parse(await readFile(saved, "utf8")));
+      else {
+        const parsed = parseRequest(await readFile(this.c.requestFile, "utf8"), "request.json");
+        if (parsed.problems) throw new Error(parsed.problems.join("; "));
+        this.request = parsed.request;
+      }
+    }
     return this.request;
   }
 
@@ -115,30 +232,27 @@ export class LocalReviewSteps implements ReviewSteps {
     const parsed = parseRequest(text, basename(this.c.requestFile));
     if (parsed.problems) throw new Error(parsed.problems.join("; "));
     const { request } = parsed;
-    await this.loadFacts();
-    const git = await this.git();
-    const head = await git.head();
+    const repo = await this.repo();
+    const head = await repo.branchTip(request.branch);
+    if (head === undefined)
+      throw new Error(`the repository has no branch ${request.branch}, which the request names`);
     if (head !== request.head && !head.startsWith(request.head)) {
       throw new Error(
         `the request names head ${request.head} but the branch is at ${head}: the branch moved; stop and say so`,
       );
     }
+    this.request = request;
+    await this.loadFacts();
     const distances = new Map<string, number | null>();
     for (const t of request.threads) {
       for (const c of t.comments)
         if (!distances.has(c.commit))
-          distances.set(c.commit, await this.commitsBehind(c.commit, head));
+          distances.set(c.commit, (await repo.commitsBetween(c.commit, head)) ?? null);
     }
-    this.request = request;
     return {
       ...request,
       provenance: provenance(request, (sha) => distances.get(sha) ?? null),
     } as ReviewRequest;
-  }
-
-  private async commitsBehind(sha: string, head: string): Promise<number | null> {
-    const r = await this.run("git", ["rev-list", "--count", `${sha}..${head}`]);
-    return r.code === 0 ? Number(r.output.trim()) : null;
   }
 
   /** The repository's facts, read again in every session (a resumed run skips intake). */
@@ -152,10 +266,20 @@ export class LocalReviewSteps implements ReviewSteps {
     return command;
   }
 
-  private async agent(name: string, step: string, input: unknown): Promise<unknown> {
+  /** One agent step, in a workspace that may write only `writable`. */
+  private async agent(
+    name: string,
+    step: string,
+    input: unknown,
+    writable: readonly string[] = [],
+  ): Promise<unknown> {
     const facts = await this.ensureFacts();
     const ws = await WorkspaceTool.open({
-      root: this.c.repoDir,
+      root: await this.workspaceRoot(),
+      writable,
+      passEnv: this.passEnv(),
+      env: this.c.env ?? process.env,
+      ...(this.c.commandTimeoutMs ? { testTimeoutMs: this.c.commandTimeoutMs } : {}),
       ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
     });
     const tools: ToolPort = { execute: (call) => ws.execute(call.operation, call.input) };
@@ -186,6 +310,7 @@ export class LocalReviewSteps implements ReviewSteps {
       return outcome.result;
     } finally {
       store.close();
+      await this.recordWritten(ws.written);
     }
   }
 
@@ -282,14 +407,14 @@ export class LocalReviewSteps implements ReviewSteps {
   }
 
   async writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]> {
-    await this.agent("TestWriter", "red-tests", plan);
+    await this.agent("TestWriter", "red-tests", plan, plan.test_files);
     const out: { test: string; failed: boolean }[] = [];
     for (const test of plan.tests) out.push({ test, failed: !(await this.runSingleTest(test)) });
     return out;
   }
 
   async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
-    await this.agent("Builder", `build-${iteration}`, plan);
+    await this.agent("Builder", `build-${iteration}`, plan, plan.files);
     const suite = await this.sh(await this.command("test"));
     let newTestsRun = 0;
     for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
@@ -316,12 +441,21 @@ export class LocalReviewSteps implements ReviewSteps {
         };
   }
 
+  /** Where the request's branch is now, in the user's repository. */
   async currentHead(): Promise<string> {
-    return (await this.git()).head();
+    const { branch } = await this.currentRequest();
+    return (await (await this.repo()).branchTip(branch)) ?? `(no branch ${branch})`;
   }
 
+  /**
+   * What the run touched: tracked files that changed, and new files an agent wrote. Untracked
+   * files nobody wrote (a test run's caches, coverage, build output) are not edits.
+   */
   async changedFiles(): Promise<string[]> {
-    return (await this.git()).changedFiles();
+    const git = await this.git();
+    const written = await this.writtenFiles();
+    const created = (await git.untrackedFiles()).filter((f) => written.has(f));
+    return [...new Set([...(await git.trackedChanges()), ...created])].sort();
   }
 
   async prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]> {
@@ -380,6 +514,13 @@ export class LocalReviewSteps implements ReviewSteps {
         artifact.files,
         request.head,
       );
+      const repo = await this.repo();
+      await repo.fastForwardBranch(request.branch, request.head, commit);
+      const checkedOut = await repo.branch().catch(() => undefined);
+      if (checkedOut === request.branch)
+        this.c.progress(
+          `${request.branch} moved to ${commit}; it is checked out in ${repo.root}, whose files were left as they were: to bring them up to date, git restore --source=HEAD --staged --worktree -- ${artifact.files.join(" ")}`,
+        );
     }
     const outbox = join(this.c.runDir, "outbox");
     await mkdir(outbox, { recursive: true });
@@ -392,34 +533,20 @@ export class LocalReviewSteps implements ReviewSteps {
     };
   }
 
-  /** A command the repository declares (AGENTS.md), through the shell, in the repository. */
-  private sh(
+  /**
+   * A command the repository declares (AGENTS.md), through the shell, in the run's worktree,
+   * with a timeout, in its own process group, with a stripped environment (repo-command.ts).
+   */
+  private async sh(
     command: string,
     env: Record<string, string> = {},
   ): Promise<{ code: number; output: string }> {
-    return this.run("/bin/sh", ["-c", command], env);
-  }
-
-  /** A program with arguments, no shell: for anything built from data (shas, paths). */
-  private run(
-    file: string,
-    args: string[],
-    env: Record<string, string> = {},
-  ): Promise<{ code: number; output: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(file, args, {
-        cwd: this.c.repoDir,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      const add = (c: Buffer) => {
-        if (output.length < 200_000) output += c.toString();
-      };
-      child.stdout.on("data", add);
-      child.stderr.on("data", add);
-      child.on("error", (e) => resolve({ code: 127, output: e.message }));
-      child.on("close", (code) => resolve({ code: code ?? 1, output }));
+    return runRepoCommand(command, {
+      cwd: await this.workspaceRoot(),
+      parentEnv: this.c.env ?? process.env,
+      passEnv: this.passEnv(),
+      env,
+      ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
     });
   }
 }

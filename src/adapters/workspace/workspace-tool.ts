@@ -9,7 +9,12 @@
  *   create parents only inside the root, check the opened file before truncating or writing a
  *   byte, refuse a file with other hard links (its inode may be shared with a file outside),
  *   and remove a file they created outside the root if a swap got one there;
- * - `run_tests` runs only the configured command, in the root, with a timeout and output cap.
+ * - no path may have a `.git` component, in any case (`.git/config`, `.GIT/hooks/x`,
+ *   `sub/.git`), for reading or writing: git's own files decide what git executes;
+ * - when `writable` is given, write_file may change only those paths (a review run's agent may
+ *   write only the files its plan names), and every write made is recorded (`written`);
+ * - `run_tests` runs only the configured command, in the root, with a timeout and output cap,
+ *   in its own process group, with a stripped environment.
  */
 import { spawn } from "node:child_process";
 import { constants, type Stats } from "node:fs";
@@ -25,6 +30,15 @@ export interface WorkspaceConfig {
   outputCapBytes?: number;
   /** Largest file read_file returns. Default 1 MiB. */
   maxReadBytes?: number;
+  /**
+   * The only paths write_file may write (relative, `/`-separated); any other write is denied
+   * before anything is opened. Absent: any path inside the root.
+   */
+  writable?: readonly string[];
+  /** Variables passed to run_tests besides PATH, HOME, LANG and TMPDIR (names; values from `env`). */
+  passEnv?: readonly string[];
+  /** Where passEnv values come from. Default: none. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Test seam: runs after the checks and before the open, to swap paths underneath. */
   beforeOpen?: (absolutePath: string) => Promise<void> | void;
 }
@@ -32,6 +46,8 @@ export interface WorkspaceConfig {
 export class SandboxViolation extends Error {}
 
 export class WorkspaceTool {
+  readonly #written = new Set<string>();
+
   private constructor(
     private readonly rootReal: string,
     private readonly config: WorkspaceConfig,
@@ -52,6 +68,11 @@ export class WorkspaceTool {
 
   get root(): string {
     return this.rootReal;
+  }
+
+  /** The paths write_file has written (relative, `/`-separated), in the order first written. */
+  get written(): string[] {
+    return [...this.#written];
   }
 
   async execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }> {
@@ -99,6 +120,10 @@ export class WorkspaceTool {
       throw new SandboxViolation(`path ${path} contains ..; paths stay inside the workspace root`);
     if (parts.length === 0)
       throw new SandboxViolation(`path ${path} names the workspace root itself, not a file`);
+    if (parts.some((p) => p.toLowerCase() === ".git"))
+      throw new SandboxViolation(
+        `path ${path} is inside .git; git's own files are never read or written through the workspace`,
+      );
     return parts;
   }
 
@@ -166,6 +191,11 @@ export class WorkspaceTool {
 
   async writeFile(path: unknown, content: string): Promise<string> {
     const parts = this.components(path);
+    const { writable } = this.config;
+    if (writable !== undefined && !writable.includes(parts.join("/")))
+      throw new SandboxViolation(
+        `writing ${parts.join("/")} is denied: this step may write only ${writable.length > 0 ? writable.join(", ") : "nothing"}`,
+      );
     // Parents: each must be a directory whose real path stays inside the root; create the missing ones.
     let dir = this.rootReal;
     for (const part of parts.slice(0, -1)) {
@@ -230,6 +260,7 @@ export class WorkspaceTool {
         throw new SandboxViolation(
           `${parts.join("/")} has other hard links; write_file will not change a file shared with other paths`,
         );
+      this.#written.add(parts.join("/"));
       await handle.truncate(0);
       await handle.write(content, 0, "utf8");
       await handle.sync();
@@ -261,6 +292,8 @@ export class WorkspaceTool {
           PATH: process.env.PATH ?? "/usr/bin:/bin",
           HOME: process.env.HOME ?? this.rootReal,
           LANG: process.env.LANG ?? "C.UTF-8",
+          ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+          ...passedEnv(this.config),
           CI: "true",
         },
       });
@@ -294,6 +327,15 @@ export class WorkspaceTool {
       });
     });
   }
+}
+
+function passedEnv(config: WorkspaceConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of config.passEnv ?? []) {
+    const v = config.env?.[name];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
 }
 
 /** Keeps the first and last halves of a stream within a byte budget. */

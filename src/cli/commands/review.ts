@@ -39,8 +39,10 @@ Exit 0 when the run ends done, done-but-unproven or nothing-to-do; 2 at a gate (
 which gate, the hash and the approve command); 1 when it ends bad-input, stuck or
 not-approved, and on errors.
 
-Publishing locally is a normal commit on the repository's branch (its parent is the head the
-request names) plus outbox/replies.json and outbox/tickets.json in the run directory.
+The run works in its own git worktree (RUN_DIR.worktree, or under the OS temp dir when the run
+directory is inside the repository), never in --repo's files, and removes it when it ends.
+Publishing locally is a normal commit made there (its parent is the head the request names),
+the branch moved to it fast-forward only, plus outbox/replies.json and outbox/tickets.json.
 
 Options:
   --repo PATH          the repository (its AGENTS.md declares the commands)

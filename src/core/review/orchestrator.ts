@@ -40,8 +40,10 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
     build: { iteration: 0, identical_retries: 0, escalations: 0 },
     updated_at: ports.now(),
   };
-  if (state.status === "ended" && state.terminal)
+  if (state.status === "ended" && state.terminal) {
+    await release(ports);
     return { status: "ended", terminal: state.terminal, reason: state.reason ?? "" };
+  }
   const save = async (patch: Partial<ReviewRunState>) => {
     state = { ...state, ...patch, updated_at: ports.now() };
     await ports.writeState(state);
@@ -118,8 +120,18 @@ async function end(
   };
   delete ended.phase;
   await ports.writeState(ended);
+  await release(ports);
   ports.progress(`ended: ${terminal} (${reason})`);
   return { status: "ended", terminal, reason };
+}
+
+/** Frees what the run held; a failure is reported, never turned into a different ending. */
+async function release(ports: ReviewPorts): Promise<void> {
+  try {
+    await ports.steps.release?.();
+  } catch (e) {
+    ports.progress(`could not release the run's resources: ${(e as Error).message}`);
+  }
 }
 
 /** A run is abandoned when it is neither ended nor paused and its state has not moved for `maxIdleMs`. */

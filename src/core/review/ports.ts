@@ -69,6 +69,11 @@ export interface ReviewSteps {
   /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */
   prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]>;
   compose(decisions: readonly Decision[], plan: ReviewPlan | undefined): Promise<PublishArtifact>;
+  /**
+   * The run has ended in a terminal state: free what it held (local mode: its own worktree).
+   * Called on every terminal end, and again when an ended run is resumed; must be idempotent.
+   */
+  release?(): Promise<void>;
   /** Publishes; the adapter must itself call the publish gate check (see gates.assertGate). */
   publish(
     artifact: PublishArtifact,

@@ -44,6 +44,26 @@ export interface RepoFacts {
   protected: string[];
   /** Paths or globs that may only be appended to. */
   extendOnly: string[];
+  /**
+   * Variables of the run's environment the repository's commands need (an `environment:`
+   * line), by name. The repository is untrusted (a pull request can change its AGENTS.md), so
+   * secret-shaped names are never passed whatever it says (see passableEnvNames).
+   */
+  environment?: string[];
+}
+
+const ENV_KEYS = new Set(["environment", "env", "pass env", "environment variables"]);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Names a repository may not ask for: credentials of the run, whatever they are called. */
+const SECRET_SHAPED = /TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE/i;
+
+/** The names AGENTS.md asked for that may be passed, and those refused as secret-shaped. */
+export function passableEnvNames(names: readonly string[]): {
+  passed: string[];
+  refused: string[];
+} {
+  const passed = names.filter((n) => ENV_NAME.test(n) && !SECRET_SHAPED.test(n));
+  return { passed, refused: names.filter((n) => !passed.includes(n)) };
 }
 
 /**
@@ -67,6 +87,14 @@ export function parseAgentsMd(text: string): RepoFacts {
     }
     const item = line.replace(/^[-*+]\s+/, "");
     const kv = /^\*{0,2}([A-Za-z][A-Za-z -]*?)\*{0,2}\s*:\s*(.+)$/.exec(item);
+    if (kv && ENV_KEYS.has((kv[1] ?? "").toLowerCase().trim())) {
+      const names = (kv[2] ?? "")
+        .replace(/\(.*\)/g, "")
+        .split(/[\s,`]+/)
+        .filter((n) => n !== "");
+      facts.environment = [...(facts.environment ?? []), ...names];
+      continue;
+    }
     const key = kv ? ALIASES[(kv[1] ?? "").toLowerCase().trim()] : undefined;
     if (kv && key) {
       const value = (kv[2] ?? "").trim();
