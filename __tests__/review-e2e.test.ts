@@ -322,20 +322,17 @@ describe("terfyn review: every exit is a terminal state with a report", () => {
     expect(git(b.repo, "worktree", "list", "--porcelain")).not.toContain("run.worktree");
   }, 120_000);
 
-  it("a run directory inside the repository puts the worktree under the OS temp dir, never inside the work tree", async () => {
+  it("a run directory inside the repository is refused before anything is made: no worktree, no files", async () => {
     const b = build();
     const runDir = join(b.repo, ".terfyn", "runs", "r1");
     const r = await runTerfyn(startArgs({ ...b, runDir }, SCRIPT), b.repo);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("is inside the repository under review");
     const worktrees = git(b.repo, "worktree", "list", "--porcelain")
       .split("\n")
-      .filter((l) => l.startsWith("worktree "))
-      .map((l) => l.slice("worktree ".length));
-    expect(worktrees).toHaveLength(2);
-    const ours = worktrees.find((w) => w !== b.repo) as string;
-    expect(ours.startsWith(realpathSync(tmpdir()))).toBe(true);
-    expect(ours.startsWith(`${b.repo}/`)).toBe(false);
-    expect(git(ours, "rev-parse", "HEAD")).toBe(b.head);
+      .filter((l) => l.startsWith("worktree "));
+    expect(worktrees).toHaveLength(1);
+    expect(existsSync(runDir)).toBe(false);
   }, 120_000);
 
   it("a worktree moved to another commit while the run waited is not reused: stuck, with a report", async () => {

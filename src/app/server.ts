@@ -1,5 +1,5 @@
 /**
- * `npm start`: the App as a standalone server (`probot run` semantics: APP_ID, PRIVATE_KEY,
+ * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
  * WEBHOOK_SECRET from the environment or .env). TERFYN_APP_SLUG names the App (its bot login is
  * `<slug>[bot]`). To host it behind another Node server instead, mount
  * `createNodeMiddleware(terfynApp(...), { probot })` from probot.

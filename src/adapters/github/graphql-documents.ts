@@ -2,7 +2,7 @@
  * Every GraphQL document Terfyn sends, as constants. The gateway refuses any other document, so
  * nothing can send a mutation that is not here (and nothing here resolves, minimizes, merges or
  * deletes). Tests validate each against GitHub's schema (a fixture pruned from
- * @octokit/graphql-schema by `npm run refresh:openapi`).
+ * @octokit/graphql-schema by scripts/refresh-github-fixtures.ts).
  */
 
 const COMMENT_FIELDS = `
