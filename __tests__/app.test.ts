@@ -107,7 +107,7 @@ describe("the label trigger", () => {
       head: HEAD,
       phase: "intake",
     });
-    expect((gh.checkRuns[0]?.body as Loose).name).toBe("terfyn: review-fix");
+    expect((gh.checkRuns[0]!.body as Loose).name).toBe("terfyn: review-fix");
   });
 
   const ignored: [string, Parameters<typeof labeled>[0]][] = [

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..");
 
 /** Test runners, package managers, build tools and their entry points. */
-export const TOOLCHAIN_TOKENS =
+const TOOLCHAIN_TOKENS =
   /\b(pytest|unittest|nose2|npm|npx|yarn|pnpm|pip3?|pipenv|poetry|cargo|jest|mocha|vitest|rspec|gradle|mvn|tox|bundler|composer|dotnet|gofmt|eslint|prettier|ruff|mypy|tsc)\b|\bgo (test|build|vet|run)\b|node --test|python3? -m/i;
 
 /**
