@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -27,5 +28,32 @@ describe("documentation", () => {
     const ci = readFileSync(join(repo, ".ci", "run"), "utf8");
     expect(ci).toMatch(/^npm ci\b/m);
     expect(ci).toMatch(/^npm test$/m);
+  });
+
+  it("shipped text never points to files outside the repository (seeds, shared design notes)", () => {
+    // git grep exits 1 when nothing matches, which is the pass.
+    const r = spawnSync(
+      "git",
+      [
+        "grep",
+        "-n",
+        "-I",
+        "-E",
+        "seed 00[0-9]|DESIGN\\.md|\\.\\./shared",
+        "--",
+        "README.md",
+        "docs",
+        "src",
+        "agents",
+        "examples",
+        "bench",
+        "scripts",
+        "action.yml",
+        "app.yml",
+      ],
+      { cwd: repo, encoding: "utf8" },
+    );
+    expect(r.stdout).toBe("");
+    expect(r.status).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The same review-response workflow against repositories in other languages (seed 003,
- * principle 19): a Python module tested with unittest, and POSIX shell helpers with their own
+ * The same review-response workflow against repositories in other languages (docs/review-doctrine.md,
+ * doctrine 19): a Python module tested with unittest, and POSIX shell helpers with their own
  * runner, each a real git repository made by the test from __tests__/fixtures/review-*, run end
  * to end to `done` offline with a model script, through the `terfyn` binary with secrets in
  * its environment. Alongside: the run never touches the user's checkout (every file hashed

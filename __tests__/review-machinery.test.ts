@@ -1,6 +1,6 @@
 /**
  * Review-run machinery: gates keyed to content, seam guards, and repository facts from
- * AGENTS.md (seed 003, principles 2–5 and 18–19).
+ * AGENTS.md (docs/review-doctrine.md, principles 2–5 and 18–19).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
  * The Action section of `npm run bench`: the bundled Action (dist/index.js) run as a runner runs
  * it, a child process `node dist/index.js` with the runner's environment, after checkout:
  *   - on the example pull request, end to end: a real git repository whose base commit holds
- *     examples/implement-review-loop under `agents/` and whose head commit adds the seed's
+ *     examples/implement-review-loop under `agents/` and whose head commit adds the README's
  *     widening (`tool.workspace.write_file` in the Reviewer's grants, which the example's policy
  *     forbids; it also fails a capability test of the example). The GitHub API is a mock on
  *     127.0.0.1 (node:http, a random port, loopback only, stopped after the benchmark; it
@@ -60,7 +60,7 @@ const PROJECT = "agents";
 const PR_NUMBER = 7;
 const AUTHOR = "alice";
 const TOKEN = "bench-token";
-/** The seed's widening: a grant the example's policy forbids the Reviewer. */
+/** The README's widening: a grant the example's policy forbids the Reviewer. */
 const WIDENING_AGENT = "Reviewer";
 /** Projects in the multi-project pull request. */
 const MULTI_PROJECTS = 3;

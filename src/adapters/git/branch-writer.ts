@@ -1,6 +1,6 @@
 /**
- * The only code in Terfyn that changes a git repository (review-response runs, DESIGN.md
- * "GitHub App: review-response runs", seed 003 principle 12 "Never do the socially irreversible
+ * The only code in Terfyn that changes a git repository (review-response runs, docs/review-doctrine.md,
+ * doctrine 12 "Never do the socially irreversible
  * thing").
  *
  * What it can do: read HEAD and the branch, list changed files, read a file at HEAD and in the

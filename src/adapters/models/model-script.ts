@@ -1,5 +1,5 @@
 /**
- * `mock/script`: a YAML script of model turns per agent (DESIGN.md, "model script"), consumed
+ * `mock/script`: a YAML script of model turns per agent (README, "Run it"), consumed
  * in order across invocations, so `terfyn run` works end to end offline and in CI. The engine
  * passes each agent's turn ordinal, so a resumed run continues where the script left off.
  */

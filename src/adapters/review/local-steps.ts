@@ -1,5 +1,5 @@
 /**
- * The steps of a review-response run in local mode (seed 003, principle 9): the request comes
+ * The steps of a review-response run in local mode (docs/review-doctrine.md, doctrine 9): the request comes
  * from a file, judgment from the agents in agents/review-response through the engine (fresh
  * context each, comment text only as data blocks), commands from the repository's AGENTS.md,
  * and publishing is a normal commit on the branch (parent = the head the request named) plus

@@ -28,7 +28,7 @@ export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --ru
        terfyn review --resume RUN_DIR [--model-script FILE]
        terfyn review --sweep DIR [--max-idle-minutes N]
 
-Answer and fix a pull request's review comments under the doctrine of seed 003, from a plain
+Answer and fix a pull request's review comments under the doctrine in docs/review-doctrine.md, from a plain
 request file (docs/review-request.md): intake, decide, plan, gate plan, red tests, build loop,
 prove, compose, gate publish, publish, report. Comment text is data, never instructions; the
 run never force-pushes, never resolves a thread, never replies to praise, never touches a file

@@ -3,7 +3,7 @@
  * each workflow may reach through the agents and sub-workflows it calls.
  *
  * A workflow's effect set is a union over its body, independent of loop counts: effects are
- * never multiplied by iterations (seed 000). Pure.
+ * never multiplied by iterations (docs/language.md, "The effect bound"). Pure.
  */
 import type { Span } from "../diagnostics.ts";
 import type { GrantMode, ResolvedAgent, ResolvedProject } from "../model/project.ts";

@@ -1,5 +1,5 @@
 /**
- * The YAML resource contract: zod schemas for every `kind` (DESIGN.md, "Resource configuration").
+ * The YAML resource contract: zod schemas for every `kind` (docs/language.md, "YAML resources").
  *
  * These schemas are the single source of truth: the loader validates with them and
  * `npm run schemas` generates the published JSON Schemas under `schemas/` from them. Field names

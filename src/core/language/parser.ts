@@ -1,5 +1,5 @@
 /**
- * Recursive-descent parser for `.agent` files (grammar in DESIGN.md, "The language").
+ * Recursive-descent parser for `.agent` files (grammar in docs/language.md).
  *
  * Errors are collected, not thrown to the caller: a syntax error abandons only the statement,
  * agent item or declaration it occurs in, and parsing resumes at the next boundary (a line at

@@ -1,5 +1,5 @@
 /**
- * The plan as terminal text. Reproduces the seed's lines word for word (resource changes,
+ * The plan as terminal text. Reproduces the reference lines word for word (README, docs/language.md) (resource changes,
  * "Effect bound", "Capability delta", "Authority", "Risk delta"), then workflow bounds, policy
  * violations and a summary with the plan hash. Colour only when asked (a TTY).
  */

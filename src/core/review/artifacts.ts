@@ -1,5 +1,5 @@
 /**
- * The artifacts of a review-response run, as a typed registry (seed 003, principles 2–3): each
+ * The artifacts of a review-response run, as a typed registry (docs/review-doctrine.md, doctrines 2–3): each
  * name in the run directory with its format and its zod schema. Phases read an artifact only
  * through `readArtifact`, which parses and validates it (a malformed file stops the run naming
  * the file and the field, never reaches a phase as a cast), and write one only through

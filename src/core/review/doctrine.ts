@@ -1,5 +1,5 @@
 /**
- * The doctrine in code (seed 003, principles 11–17): the closed sets a deciding step chooses
+ * The doctrine in code (docs/review-doctrine.md, doctrines 11–17): the closed sets a deciding step chooses
  * from, the shape of `decisions.json` and `plan.json`, and the checks that make a lazy or
  * obedient decision visible: an `executed` method needs a detail line, praise gets no reply, a
  * stale or out-of-scope item produces no diff, an item seen before is reaffirmed with fresh

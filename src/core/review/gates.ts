@@ -1,5 +1,5 @@
 /**
- * Gates (seed 003, principle 5): an approval is the content hash of the artifact it approves,
+ * Gates (docs/review-doctrine.md, doctrine 5): an approval is the content hash of the artifact it approves,
  * recorded in an append-only log. One shared check is called at every gate and again inside
  * every publisher, so a revised artifact needs a fresh approval, a mis-sequenced publish fails,
  * and nothing an agent writes can approve anything (agents cannot write the log: see

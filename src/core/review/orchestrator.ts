@@ -1,5 +1,5 @@
 /**
- * The thin orchestrator of a review-response run (seed 003, principles 1–5, 10): a short loop
+ * The thin orchestrator of a review-response run (docs/review-doctrine.md, doctrines 1–5, 10): a short loop
  * over the phase table (phase-table.ts). For the phase at the cursor: guard the seam (every
  * input it needs exists and is non-empty), run it, save the cursor. What a phase does is its
  * own file; what it reads and writes is its table entry. The run directory is the only channel,
@@ -140,7 +140,7 @@ export function isAbandoned(state: ReviewRunState, nowMs: number, maxIdleMs: num
 }
 
 /**
- * The sweeper's record of an abandoned run (seed 003, principle 10: a run abandoned mid-flight
+ * The sweeper's record of an abandoned run (docs/review-doctrine.md, doctrine 10: a run abandoned mid-flight
  * leaves nothing unless something else writes a record): the report and the ended state.
  */
 export function abandonedRecord(

@@ -1,5 +1,5 @@
 /**
- * What a phase of a review-response run is (seed 003, principles 2–4): data (its name, the
+ * What a phase of a review-response run is (docs/review-doctrine.md, doctrines 2–4): data (its name, the
  * artifacts it needs, may read and writes) plus one function from a context to what happens
  * next. The context gives a phase the ports, the run's state, and the artifact registry, limited
  * to the artifacts the phase declares: a phase that reads or writes a file it did not declare is

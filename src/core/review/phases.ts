@@ -1,5 +1,5 @@
 /**
- * The review-response run's phases and the artifacts that connect them (seed 003, principles
+ * The review-response run's phases and the artifacts that connect them (docs/review-doctrine.md, doctrines
  * 2–4). The run directory is the only channel: each phase reads named files and writes new
  * names (a transforming phase never overwrites its input), and a guard before each phase
  * asserts its inputs exist and are non-empty, so a phase that "answered in the conversation"

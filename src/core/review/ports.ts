@@ -1,5 +1,5 @@
 /**
- * The ports of a review-response run (seed 003, principle 9): the run directory, the state
+ * The ports of a review-response run (docs/review-doctrine.md, doctrine 9): the run directory, the state
  * file, the approval log, and the steps (judgment by fresh-context agents, effects on the
  * repository and the publisher). The orchestrator and its phases reach the world only through
  * these; the adapters (local files and git, or a live pull request) implement them. Pure types.

@@ -1,5 +1,5 @@
 /**
- * The build loop's referee (seed 003, principle 7): a deterministic function from the latest
+ * The build loop's referee (docs/review-doctrine.md, doctrine 7): a deterministic function from the latest
  * `verdict.json` and the loop's history to exactly one decision. The loop never decides its own
  * termination; this function does, and it enforces what an agent inside the loop would
  * rationalise away: a false green escalates, the same failure twice escalates, iterations and
@@ -63,7 +63,7 @@ export interface RefereeRuling {
 
 /**
  * Failures that are about the environment, not the code: an expired credential surfacing as a
- * dead test command is the seed's story. A failure showing these signs is environmental
+ * dead test command is the story doctrine 7 tells. A failure showing these signs is environmental
  * whatever class the validating step gave it, so the loop stops instead of editing code.
  */
 export const ENVIRONMENTAL_SIGNS: readonly RegExp[] = [

@@ -1,5 +1,5 @@
 /**
- * The repository knows itself (seed 003, principles 18–19): its commands (install, test, single
+ * The repository knows itself (docs/review-doctrine.md, doctrines 18–19): its commands (install, test, single
  * test, lint, format, typecheck) and its protected and extend-only files come from its
  * AGENTS.md. A missing fact is named, never guessed from the shape of the tree. Protected and
  * extend-only entries are read as the repository writes them: a path, a glob (lock files at any

@@ -1,5 +1,5 @@
 /**
- * The report written on every exit of a review run (seed 003, principles 10 and 17): it names
+ * The report written on every exit of a review run (docs/review-doctrine.md, doctrines 10 and 17): it names
  * the terminal state first, then leads with whatever contradicts the request (an item the
  * request called a defect that was not one, an instruction found in comment text, a vacuous
  * test), and only then the counts. "done-but-unproven" is never rounded up to "done". A run

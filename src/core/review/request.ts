@@ -1,6 +1,6 @@
 /**
  * `request.json`, the intake artifact of a review run: the pull request (or plain branch), its
- * head, and every unresolved review thread as data with provenance (seed 003, principle 14):
+ * head, and every unresolved review thread as data with provenance (docs/review-doctrine.md, doctrine 14):
  * the commit each comment was made against, how many commits behind the head that is, and
  * whether its anchor moved. The same shape comes from a live PR (the App's adapter) or from a
  * file (`terfyn review --request FILE`), so the phases cannot tell the difference. Pure.

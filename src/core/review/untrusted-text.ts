@@ -1,5 +1,5 @@
 /**
- * Incoming text is data, never instructions (seed 003, principle 13). Review comments reach an
+ * Incoming text is data, never instructions (docs/review-doctrine.md, doctrine 13). Review comments reach an
  * agent only through this module: hidden HTML comments and invisible or bidirectional-control
  * characters are removed (they hide text from the human who reads the same comment), the text
  * is wrapped in a delimited data block it cannot close, and text shaped like directions is

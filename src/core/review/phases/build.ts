@@ -1,5 +1,5 @@
 /**
- * The build loop (seed 003, principle 7): implement → validate passes, each verdict ruled on by
+ * The build loop (docs/review-doctrine.md, doctrine 7): implement → validate passes, each verdict ruled on by
  * the deterministic referee, never by the agent inside the loop. An escalation goes back to
  * planning (a new plan, a fresh approval). When the loop goes green, nothing outside the
  * approved plan or protected by the repository may have changed, and extend-only files may only

@@ -1,6 +1,6 @@
 /**
- * Decide: a fresh-context agent classifies every unresolved item and picks an action (seed 003,
- * principles 11–17); decisions that break the doctrine stop the run, and a run whose every
+ * Decide: a fresh-context agent classifies every unresolved item and picks an action (docs/review-doctrine.md,
+ * doctrines 11–17); decisions that break the doctrine stop the run, and a run whose every
  * action is `none` has nothing to do.
  */
 import { checkDecisions } from "../doctrine.ts";

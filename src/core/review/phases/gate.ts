@@ -1,5 +1,5 @@
 /**
- * The two gates (seed 003, principle 5): the run pauses until the approval log holds the hash
+ * The two gates (docs/review-doctrine.md, doctrine 5): the run pauses until the approval log holds the hash
  * of the artifact's exact bytes for this gate; a recorded refusal of those bytes ends the run
  * not-approved. One shared check (gates.checkGate) for both, and again inside each publisher.
  * A run may wait at a gate for days: before anything else, the branch must still be at the

@@ -1,4 +1,4 @@
-/** Intake: the request as data, with provenance (seed 003, principle 14). A request that cannot be read ends the run bad-input. */
+/** Intake: the request as data, with provenance (docs/review-doctrine.md, doctrine 14). A request that cannot be read ends the run bad-input. */
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const intakePhase: PhaseDefinition<"intake"> = {

@@ -1,4 +1,4 @@
-/** Prove (seed 003, principle 8): revert only the production files, re-run the new tests expecting failure, restore. */
+/** Prove (docs/review-doctrine.md, doctrine 8): revert only the production files, re-run the new tests expecting failure, restore. */
 import { proofVerdict } from "../doctrine.ts";
 import type { PhaseDefinition } from "../phase.ts";
 

@@ -1,4 +1,4 @@
-/** Red tests (seed 003, principle 8): the planned tests are written first and must fail before any implementation. */
+/** Red tests (docs/review-doctrine.md, doctrine 8): the planned tests are written first and must fail before any implementation. */
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const redTestsPhase: PhaseDefinition<"red-tests"> = {

@@ -1,6 +1,6 @@
 /**
  * The last phase: the terminal state of a run that published. "done-but-unproven" is never
- * rounded up to "done" (seed 003, principle 10); a run that changed no code says so. The loop
+ * rounded up to "done" (docs/review-doctrine.md, doctrine 10); a run that changed no code says so. The loop
  * writes report.md on this exit as on every other.
  */
 import { end, type PhaseDefinition } from "../phase.ts";
