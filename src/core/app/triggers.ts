@@ -9,6 +9,8 @@
  * there); one run per pull request and head at a time, so a redelivered webhook starts nothing.
  */
 import {
+  APPROVE_LINE,
+  judgeApprovalComment,
   meetsPermission,
   type PermissionLevel,
   proseLines,
@@ -77,7 +79,7 @@ export type CommentCommand =
 export function parseCommentCommand(body: string): CommentCommand {
   for (const raw of proseLines(body)) {
     const line = raw.trim();
-    const approve = /^\/terfyn[ \t]+approve[ \t]+(sha256:[0-9a-f]{64})$/.exec(line);
+    const approve = APPROVE_LINE.exec(line);
     if (approve) return { kind: "approve", hash: approve[1] as string };
     if (/^\/terfyn[ \t]+stop$/.test(line)) return { kind: "stop" };
     if (/^\/terfyn[ \t]+status$/.test(line)) return { kind: "status" };
@@ -152,13 +154,18 @@ export function approvalCandidates(
   const since = ledger.since ? Date.parse(ledger.since) : Number.NEGATIVE_INFINITY;
   const out: { login: string; hash: string }[] = [];
   for (const c of comments) {
-    if (c.author === ctx.appLogin || c.authorType === "Bot" || c.author.endsWith("[bot]")) continue;
-    if (c.author === ctx.prAuthor) continue;
-    if (c.updatedAt !== c.createdAt) continue;
     if (Date.parse(c.createdAt) < since) continue;
-    const cmd = parseCommentCommand(c.body);
-    if (cmd?.kind === "approve" && cmd.hash === ledger.hash)
-      out.push({ login: c.author, hash: cmd.hash });
+    // The same judgement as the Action's: a person, not the App, not the author, unedited.
+    const verdict = judgeApprovalComment(
+      {
+        body: c.body,
+        author: c.author,
+        authorType: c.authorType,
+        edited: c.updatedAt !== c.createdAt,
+      },
+      { prAuthor: ctx.prAuthor, botLogins: [ctx.appLogin], currentHashes: [ledger.hash] },
+    );
+    if (verdict?.ok) out.push({ login: c.author, hash: verdict.hash });
   }
   return out;
 }

@@ -8,7 +8,8 @@
 import type { Nodes, Parent, PhrasingContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 
-const APPROVE = /^\/terfyn[ \t]+approve[ \t]+(sha256:[0-9a-f]{64})$/;
+/** A whole prose line that approves: `/terfyn approve sha256:<64 hex>`. */
+export const APPROVE_LINE = /^\/terfyn[ \t]+approve[ \t]+(sha256:[0-9a-f]{64})$/;
 const APPROVE_LOOSE = /^\/terfyn[ \t]+approve\b/;
 /** A body larger than any real comment is not parsed (GitHub caps comments at 65,536). */
 const MAX_BODY = 70_000;
@@ -85,7 +86,7 @@ function paragraphLines(children: readonly PhrasingContent[]): string[] {
 export function parseApprovalComment(body: string): ApprovalCommand {
   for (const raw of proseLines(body)) {
     const line = raw.trim();
-    const exact = APPROVE.exec(line);
+    const exact = APPROVE_LINE.exec(line);
     if (exact) return { kind: "approve", hash: exact[1] as string };
     if (APPROVE_LOOSE.test(line)) return { kind: "malformed", text: line.slice(0, 200) };
   }
