@@ -70,3 +70,11 @@ export class SourceText {
 export function fileSpan(path: string): Span {
   return { file: path, line: 1, column: 1, endLine: 1, endColumn: 1 };
 }
+
+/**
+ * Every character that must never reach a reader raw: C0 controls (line breaks and tabs
+ * included), DEL, C1 controls and the bidi embedding, override and isolate characters. One
+ * class for file names and terminal output alike.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+export const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.source;

@@ -5,11 +5,11 @@
  * skipped silently: it is a blocking diagnostic naming the file, escaped. Pure.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
-import { fileSpan } from "../source.ts";
+import { fileSpan, UNSAFE_CHARACTER } from "../source.ts";
 
-// C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate characters.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+// C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate characters:
+// the one class terminal output escapes too.
+const UNSAFE = new RegExp(UNSAFE_CHARACTER, "u");
 
 export function hasUnsafeFileName(path: string): boolean {
   return UNSAFE.test(path);

@@ -8,14 +8,15 @@
  * escaping, so they are never touched. Pure.
  */
 
+import { UNSAFE_CHARACTER } from "../source.ts";
+
 /**
  * C0 controls (but tab and line feed, which callers decide about), DEL, C1 controls, and the
  * bidi embedding, override and isolate characters.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const UNSAFE_OR_BREAK = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_OR_BREAK = new RegExp(UNSAFE_CHARACTER, "g");
 
 function visible(ch: string): string {
   const code = ch.charCodeAt(0);
