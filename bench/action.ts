@@ -34,6 +34,7 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { benchGit } from "./git-repo.ts";
+import { median } from "./median.ts";
 
 export const TARGET_ACTION_MS = 500;
 export const TARGET_COLD_START_MS = 150;
@@ -545,14 +546,6 @@ function checkColdRun(r: ChildRun, mock: MockGitHub, runner: Runner): void {
 }
 
 // ── Measurement helpers ───────────────────────────────────────────────────────────────────────
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 const fmt = (x: number) => `${x.toFixed(1)} ms`;
 const spread = (xs: number[]) =>

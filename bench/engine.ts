@@ -39,6 +39,7 @@ import type {
 import { deepEqual } from "../src/core/engine/values.ts";
 import type { ResolvedProject } from "../src/core/model/project.ts";
 import { validateProject } from "../src/core/validate.ts";
+import { median } from "./median.ts";
 
 export const TARGET_STEP_MS = 2;
 export const TARGET_EFFECT_MS = 1;
@@ -409,14 +410,6 @@ async function storeRun(
 }
 
 // ── Measurement helpers ───────────────────────────────────────────────────────────────────────
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 interface Series {
   median: number;

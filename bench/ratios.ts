@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { benchGit } from "./git-repo.ts";
+import { median } from "./median.ts";
 import { generateGrantChange, type SyntheticOptions } from "./synthetic-project.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -62,12 +63,6 @@ function runOnce(args: string[], work: string, expectStatus: number[]): Sample {
     );
   const u = JSON.parse(readFileSync(usage, "utf8")) as { cpu: number; rss: number };
   return { wall, cpu: u.cpu, rssKiB: u.rss };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 export interface PairResult {
@@ -118,23 +113,20 @@ function project(work: string, agents: number, perFile: number): string {
   };
   const { base, changed } = generateGrantChange(opts, Math.max(1, Math.round(agents / 20)));
   const dir = join(work, `p-${agents}-${perFile}`);
-  const writeAll = (files: { path: string; text: string }[]) => {
-    rmSync(dir, { recursive: true, force: true });
+  const write = (files: { path: string; text: string }[]) => {
     for (const f of files) {
       mkdirSync(dirname(join(dir, f.path)), { recursive: true });
       writeFileSync(join(dir, f.path), f.text);
     }
   };
   const fail = (m: string) => new Error(m);
-  writeAll(base.files);
+  write(base.files);
   benchGit(fail, dir, "init", "-q", "-b", "main");
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "base");
-  const keepGit = join(work, `git-${agents}-${perFile}`);
-  rmSync(keepGit, { recursive: true, force: true });
-  spawnSync("mv", [join(dir, ".git"), keepGit]);
-  writeAll(changed.files);
-  spawnSync("mv", [keepGit, join(dir, ".git")]);
+  // The second commit is exactly the changed project: the base's files go, the changed ones come.
+  for (const f of base.files) rmSync(join(dir, f.path), { force: true });
+  write(changed.files);
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "change 5% of grants");
   return dir;

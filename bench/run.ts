@@ -55,6 +55,7 @@ import { validateProject } from "../src/core/validate.ts";
 import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
+import { median } from "./median.ts";
 import { runRatios } from "./ratios.ts";
 import {
   DEFAULT_OPTIONS,
@@ -273,14 +274,6 @@ async function time<T>(f: () => Promise<T>): Promise<number> {
   const t = performance.now();
   await f();
   return performance.now() - t;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 function runCli(project: string): { ms: number; status: number | null; output: string } {
