@@ -65,20 +65,7 @@ const startArgs = (b: { repo: string; request: string; runDir: string }, script:
 describe("terfyn review (local mode)", () => {
   it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
     const b = build();
-    const start = await runTerfyn(
-      [
-        "review",
-        "--repo",
-        b.repo,
-        "--request",
-        b.request,
-        "--run-dir",
-        b.runDir,
-        "--model-script",
-        join(EXAMPLE, "model-script.yaml"),
-      ],
-      b.repo,
-    );
+    const start = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
     expect(start.code, start.stderr).toBe(2);
     expect(state(b.runDir)).toMatchObject({
       status: "awaiting-approval",

@@ -111,7 +111,6 @@ export async function run(options: RunOptions = {}): Promise<void> {
       } else {
         target = await targets.pushTarget(repoRoot, payload, core.info);
       }
-      if (target.revisions.event !== "pull_request") settings.comment = "never";
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
       failed = (await flow.reportFlow(settings, target, outcomes, gateway)).failed;
     }

@@ -56,21 +56,18 @@ export async function pullRequestTarget(
   const base = sha(pr.baseSha, "pull_request.base.sha");
   await ensureCommit(repoRoot, head, log);
   await ensureCommit(repoRoot, base, log);
-  let merge: Awaited<ReturnType<typeof mergeResult>> | undefined;
+  // GitHub's test merge commits, when this clone has them or can fetch them.
+  const present: string[] = [];
   for (const candidate of pr.mergeCandidates) {
     if (!candidate || !SHA.test(candidate)) continue;
     try {
       await ensureCommit(repoRoot, candidate, () => {});
+      present.push(candidate);
     } catch {
-      continue;
-    }
-    const m = await mergeResult(repoRoot, base, head, candidate);
-    if (!m.computed) {
-      merge = m;
-      break;
+      // Not fetchable: the merge is computed instead.
     }
   }
-  merge ??= await mergeResult(repoRoot, base, head);
+  const merge = await mergeResult(repoRoot, base, head, present);
   return {
     revisions: {
       event: "pull_request",

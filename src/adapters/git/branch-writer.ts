@@ -541,17 +541,9 @@ export class BranchWriter {
   /** Paths (relative to the root) that differ from HEAD in the working tree, plus untracked
    * files that are not ignored. Sorted, unique. */
   async changedFiles(): Promise<string[]> {
-    await this.head();
-    const tracked = await this.#run([
-      "diff",
-      "--name-only",
-      "-z",
-      "--no-renames",
-      "--no-ext-diff",
-      "HEAD",
-    ]);
+    const tracked = await this.trackedChanges();
     const untracked = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
-    return unique([...splitZ(tracked.stdout), ...splitZ(untracked.stdout)]);
+    return unique([...tracked, ...splitZ(untracked.stdout)]);
   }
 
   /** Tracked paths whose working-tree copy differs from HEAD (changed or deleted). */

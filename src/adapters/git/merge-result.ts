@@ -33,13 +33,18 @@ async function parentsOf(repoRoot: string, commit: string): Promise<string[] | u
   }
 }
 
+/**
+ * The first of `candidates` (merge commits GitHub made, present locally) that is exactly base +
+ * head, else one merge computed from git objects.
+ */
 export async function mergeResult(
   repoRoot: string,
   base: string,
   head: string,
-  candidate?: string,
+  candidates: readonly string[] = [],
 ): Promise<MergeResult> {
-  if (candidate && /^[0-9a-f]{40}$/.test(candidate)) {
+  for (const candidate of candidates) {
+    if (!/^[0-9a-f]{40}$/.test(candidate)) continue;
     const parents = await parentsOf(repoRoot, candidate);
     if (parents && parents.length === 2 && parents[0] === base && parents[1] === head) {
       const { tree } = await resolveTree(repoRoot, candidate);
