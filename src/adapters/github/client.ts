@@ -10,20 +10,20 @@ import { throttling } from "@octokit/plugin-throttling";
 import Bottleneck from "bottleneck/light.js";
 
 /**
- * Mutating requests: a burst of up to 10 at once, then one per second. GitHub asks for a
+ * Mutating requests: a burst of up to 10 at once, then one per second (comments: one per 3 s). GitHub asks for a
  * second between writes when making *many* of them; the plugin's default spaces every write
  * (a normal pull request's check run, comment and status cost two idle seconds), so only long
  * runs (annotation batches, many projects) are spaced.
  */
 export const WRITE_BURST = 10;
-function writeLimiter(): Bottleneck.Group {
+function burstLimiter(id: string, spacingMs: number): Bottleneck.Group {
   return new Bottleneck.Group({
-    id: "terfyn-write",
+    id,
     maxConcurrent: 1,
     minTime: 0,
     reservoir: WRITE_BURST,
     reservoirIncreaseAmount: 1,
-    reservoirIncreaseInterval: 1000,
+    reservoirIncreaseInterval: spacingMs,
     reservoirIncreaseMaximum: WRITE_BURST,
   });
 }
@@ -48,7 +48,11 @@ export function createGitHubClient(token: string, options: ClientOptions = {}): 
       retry: { doNotRetry: [400, 401, 403, 404, 422, 451], enabled: retries > 0, retries },
       throttle: {
         enabled: retries > 0,
-        write: writeLimiter(),
+        // Writes, and the writes that notify people (comments), each past their own burst: the
+        // plugin's spacing (1 s, and 3 s between comments) otherwise makes every project of a
+        // pull request wait seconds.
+        write: burstLimiter("terfyn-write", 1000),
+        notifications: burstLimiter("terfyn-notifications", 3000),
         onRateLimit: (
           after: number,
           o: { method: string; url: string },
