@@ -618,12 +618,13 @@ describe("BranchWriter: no way around the guard", () => {
       "fileVersions",
       "head",
       "push",
+      "remoteOf",
       "removeWorktree",
       "restore",
       "revertToHead",
       "snapshot",
       "trackedChanges",
-      "untrackedFiles",
+      "untrackedAmong",
     ]);
     expect(
       Object.getOwnPropertyNames(BranchWriter).filter(
@@ -637,5 +638,43 @@ describe("BranchWriter: no way around the guard", () => {
     const w = await open(work);
     const err = await w.commit("x", ["src/a.ts"], base).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BranchWriterRefusal);
+  });
+});
+
+describe("BranchWriter: what the tree under review cannot make git do", () => {
+  it("never runs a configured filter driver that a .gitattributes in the tree selects (diff, commit, revert, restore)", async () => {
+    const { work, base, dir } = setup();
+    const marker = join(dir, "filter-ran");
+    // The user's config has a driver; the pull request's .gitattributes points every file at it.
+    git(work, "config", "filter.evil.clean", `touch '${marker}'; cat`);
+    git(work, "config", "filter.evil.smudge", `touch '${marker}'; cat`);
+    git(work, "config", "filter.evil.process", `sh -c "touch '${marker}'"`);
+    write(work, ".gitattributes", "* filter=evil\n");
+    write(work, "src/a.ts", "export const a = 2;\n");
+    const w = await BranchWriter.open(work);
+    expect(await w.trackedChanges()).toContain("src/a.ts");
+    const snap = await w.snapshot(["src/a.ts"]);
+    await w.revertToHead(["src/a.ts"]);
+    await w.restore(snap);
+    await w.commit("change a", [".gitattributes", "src/a.ts"], base);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("commits a planned new file that the repository's .gitignore matches, and only the planned files", async () => {
+    const { work, base } = setup();
+    write(work, ".gitignore", "*.snap\n");
+    git(work, "add", ".gitignore");
+    git(work, "commit", "-qm", "ignore snapshots");
+    const head = git(work, "rev-parse", "HEAD");
+    write(work, "test/out.snap", "planned\n");
+    write(work, "other.snap", "not planned\n");
+    const w = await BranchWriter.open(work);
+    expect(await w.untrackedAmong(["test/out.snap", "missing.snap", "other.snap"])).toEqual([
+      "other.snap",
+      "test/out.snap",
+    ]);
+    const sha = await w.commit("add snapshot", ["test/out.snap"], head);
+    expect(git(work, "show", "--name-only", "--format=", sha)).toBe("test/out.snap");
+    expect(base).not.toBe(head);
   });
 });

@@ -469,20 +469,33 @@ describe("terfyn review --sweep", () => {
   });
 });
 
+/** The core's steps over local mode's effects, outside a run: the worktree prepared at the request's head. */
+async function localSteps(b: { repo: string; request: string; runDir: string }) {
+  const { localEffects } = await import("../src/adapters/review/local-effects.ts");
+  const { DoctrineSteps } = await import("../src/core/review/steps.ts");
+  const fx = localEffects({
+    repoDir: b.repo,
+    requestFile: b.request,
+    runDir: b.runDir,
+    agents: undefined as never,
+    model: undefined as never,
+    progress: () => {},
+  });
+  const requestText = readFileSync(b.request, "utf8");
+  const files = {
+    read: async (n: string) => (n === "request.json" ? requestText : undefined),
+    write: async () => {},
+    size: async () => undefined,
+  };
+  await fx.tree.prepare(JSON.parse(requestText).head);
+  return { steps: new DoctrineSteps(fx, { files }), root: fx.tree.root() };
+}
+
 describe("extend-only files in local mode", () => {
   it("the local steps report a shortened extend-only file, and accept one only added to", async () => {
-    const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
-    const b = build();
-    const steps = new LocalReviewSteps({
-      repoDir: b.repo,
-      requestFile: b.request,
-      runDir: b.runDir,
-      agents: undefined as never,
-      model: undefined as never,
-      progress: () => {},
-    });
+    const { steps, root } = await localSteps(build());
     // The run works in its own worktree, so that is where a change is looked for.
-    const changelog = join(await steps.workspaceRoot(), "CHANGELOG.md");
+    const changelog = join(root, "CHANGELOG.md");
     const original = readFileSync(changelog, "utf8");
     writeFileSync(changelog, `${original}\n- a new entry\n`);
     expect(await steps.extendOnlyViolations()).toEqual([]);
@@ -501,17 +514,7 @@ describe("extend-only files in local mode", () => {
   });
 
   it("extend-only entries may be globs: a file they match is held to append-only too", async () => {
-    const { LocalReviewSteps } = await import("../src/adapters/review/local-steps.ts");
-    const b = build();
-    const steps = new LocalReviewSteps({
-      repoDir: b.repo,
-      requestFile: b.request,
-      runDir: b.runDir,
-      agents: undefined as never,
-      model: undefined as never,
-      progress: () => {},
-    });
-    const root = await steps.workspaceRoot();
+    const { steps, root } = await localSteps(build());
     const agents = join(root, "AGENTS.md");
     writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
     const readme = join(root, "README.md");

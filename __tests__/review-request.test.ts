@@ -90,7 +90,7 @@ describe("data that reaches commands", () => {
   });
 
   it("a test name from the plan never becomes shell text", async () => {
-    const { singleTestInvocation } = await import("../src/adapters/review/local-steps.ts");
+    const { singleTestInvocation } = await import("../src/core/review/steps.ts");
     const { execFileSync } = await import("node:child_process");
     const { existsSync, mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");

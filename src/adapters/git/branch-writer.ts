@@ -191,7 +191,17 @@ const ALLOWED: Record<string, Allowed> = {
   "ls-files": {
     options: ["--others", "--exclude-standard", "-z", "--full-name"],
     positionals: [0, 0],
+    paths: true,
+  },
+  config: {
+    // Reads only: the filter drivers configured (to switch them off) and a branch's remote.
+    options: ["--get", "--name-only", "--get-regexp"],
+    positionals: [1, 1],
     paths: false,
+    check: (p) =>
+      p[0] === "^filter\\." || /^branch\.[A-Za-z0-9._/-]+\.remote$/.test(p[0] ?? "")
+        ? undefined
+        : "config only reads the filter drivers or a branch's remote",
   },
   "ls-tree": {
     options: ["-r", "-z", "--name-only", "--full-tree"],
@@ -219,6 +229,8 @@ const ALLOWED: Record<string, Allowed> = {
     paths: true,
   },
   add: { options: ["--all"], positionals: [0, 0], paths: true },
+  // Only to stage a new planned file the repository's .gitignore matches (`add` refuses those).
+  "update-index": { options: ["--add"], positionals: [0, 0], paths: true },
   commit: {
     // The message comes on stdin; no paths (which would mean `--only`), no -a, no --amend.
     options: ["--file=-", "--quiet"],
@@ -384,6 +396,8 @@ interface RunResult {
 
 interface RunOptions {
   stdin?: string;
+  /** `-c key=value` pairs given before the subcommand (after the hardening). */
+  config?: readonly string[];
   env?: Record<string, string>;
   /** Exit codes that are answers rather than failures (default: only 0). */
   okCodes?: readonly number[];
@@ -395,9 +409,13 @@ export class BranchWriter {
   /** The last snapshotted state of each path: revertToHead refuses anything not held here. */
   readonly #held = new Map<string, SnapshotEntry>();
 
-  private constructor(root: string, env: Record<string, string>) {
+  /** `-c filter.<driver>.clean=` … for every configured filter driver: none of them ever runs. */
+  readonly #filters: readonly string[];
+
+  private constructor(root: string, env: Record<string, string>, filters: readonly string[]) {
     this.root = root;
     this.#env = env;
+    this.#filters = filters;
   }
 
   /** Opens the working tree containing `repoDir` (its top level becomes the root). */
@@ -423,7 +441,7 @@ export class BranchWriter {
     if (top.code !== 0)
       throw new BranchWriterRefusal("not-a-repository", `${repoDir} is not inside a git work tree`);
     const root = await realpath(top.stdout.toString("utf8").trim());
-    return new BranchWriter(root, env);
+    return new BranchWriter(root, env, await filterOverrides(root, env));
   }
 
   /** The current commit. */
@@ -560,10 +578,21 @@ export class BranchWriter {
     return unique(splitZ(r.stdout));
   }
 
-  /** Untracked paths git does not ignore. */
-  async untrackedFiles(): Promise<string[]> {
-    const r = await this.#run(["ls-files", "--others", "--exclude-standard", "-z"]);
+  /** Which of `paths` exist untracked, whether or not .gitignore matches them. */
+  async untrackedAmong(paths: readonly string[]): Promise<string[]> {
+    const clean = unique(paths.map(checkPath));
+    if (clean.length === 0) return [];
+    const r = await this.#run(["ls-files", "--others", "-z", "--", ...clean]);
     return unique(splitZ(r.stdout));
+  }
+
+  /** The remote a branch tracks (`branch.<name>.remote`), else `origin`. */
+  async remoteOf(branch: string): Promise<string> {
+    checkBranch(branch);
+    if (!/^[A-Za-z0-9._/-]+$/.test(branch)) return "origin";
+    const r = await this.#run(["config", "--get", `branch.${branch}.remote`], { okCodes: [0, 1] });
+    const remote = r.stdout.toString("utf8").trim();
+    return remote !== "" && remote !== "." && !remote.startsWith("-") ? remote : "origin";
   }
 
   /**
@@ -707,7 +736,10 @@ export class BranchWriter {
         "unplanned-staged",
         `files outside the plan are staged: ${unplanned.join(", ")}; refusing to commit`,
       );
-    const changed = new Set(await this.changedFiles());
+    const changed = new Set([
+      ...(await this.trackedChanges()),
+      ...(await this.untrackedAmong(planned)),
+    ]);
     const unchanged = planned.filter((p) => !changed.has(p));
     if (unchanged.length > 0)
       throw new BranchWriterRefusal(
@@ -716,7 +748,21 @@ export class BranchWriter {
       );
     for (const p of planned) await this.#assertInsideTree(p);
 
-    await this.#run(["add", "--all", "--", ...planned]);
+    // A planned new file that .gitignore matches is still the plan's file: staged by update-index.
+    const untracked = await this.untrackedAmong(planned);
+    const visible = new Set(
+      untracked.length === 0
+        ? []
+        : splitZ(
+            (
+              await this.#run(["ls-files", "--others", "--exclude-standard", "-z", "--", ...untracked])
+            ).stdout,
+          ),
+    );
+    const ignored = untracked.filter((p) => !visible.has(p));
+    const added = planned.filter((p) => !ignored.includes(p));
+    if (added.length > 0) await this.#run(["add", "--all", "--", ...added]);
+    if (ignored.length > 0) await this.#run(["update-index", "--add", "--", ...ignored]);
     const nowStaged = await this.#staged();
     if (!sameSet(nowStaged, planned))
       throw new BranchWriterRefusal(
@@ -902,8 +948,42 @@ export class BranchWriter {
 
   /** The one door to git for an open writer. */
   #run(args: string[], options: RunOptions = {}): Promise<RunResult> {
-    return runGit(this.root, args, { ...options, env: { ...this.#env, ...options.env } });
+    return runGit(this.root, args, {
+      ...options,
+      env: { ...this.#env, ...options.env },
+      config: this.#filters,
+    });
   }
+}
+
+/**
+ * The configured filter drivers (git config `filter.<name>.*`, from any config file or include)
+ * switched off: a `.gitattributes` in the tree under review (which a pull request or an agent
+ * controls) selects which driver runs on add, diff and restore, and a driver is a program.
+ */
+async function filterOverrides(root: string, env: Record<string, string>): Promise<string[]> {
+  const r = await runGit(root, ["config", "--name-only", "--get-regexp", "^filter\\."], {
+    env,
+    okCodes: [0, 1],
+  });
+  const drivers = new Set<string>();
+  for (const name of r.stdout.toString("utf8").split("\n")) {
+    const m = name.trim().match(/^filter\.(.+)\.[^.]+$/);
+    if (!m?.[1]) continue;
+    // `-c` splits at the first `=`: a driver whose name holds one could not be switched off.
+    if (/[=\s]/.test(m[1]))
+      throw new BranchWriterRefusal(
+        "bad-option",
+        `git config defines a filter driver named ${JSON.stringify(m[1])}, which cannot be switched off; remove it`,
+      );
+    drivers.add(m[1]);
+  }
+  return [...drivers].flatMap((d) =>
+    ["clean", "smudge", "process"]
+      .map((k) => `filter.${d}.${k}=`)
+      .concat(`filter.${d}.required=false`)
+      .flatMap((kv) => ["-c", kv]),
+  );
 }
 
 /**
@@ -940,7 +1020,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions = {}): Pr
     if (v !== undefined) inherited[k] = v;
   }
   const result = await new Promise<RunResult>((resolve, reject) => {
-    const child = spawn("git", [...GIT_HARDENING, ...args], {
+    const child = spawn("git", [...GIT_HARDENING, ...(options.config ?? []), ...args], {
       cwd,
       stdio: ["pipe", "pipe", "pipe"],
       env: {

@@ -15,16 +15,26 @@ import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
-import { LocalReviewSteps } from "../../adapters/review/local-steps.ts";
+import { localEffects } from "../../adapters/review/local-effects.ts";
 import { abandonedRecord, isAbandoned, runReview } from "../../core/review/orchestrator.ts";
 import type { TerminalState } from "../../core/review/phases.ts";
+import { DoctrineSteps } from "../../core/review/steps.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
-export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR]
+/** What a run was started with (run.json); a resume reads it back. */
+interface RunConfig {
+  repo: string;
+  request: string;
+  modelScript?: string;
+  prior?: string;
+  push?: boolean;
+}
+
+export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR] [--push]
        terfyn review --resume RUN_DIR [--model-script FILE]
        terfyn review --sweep DIR [--max-idle-minutes N]
 
@@ -52,6 +62,9 @@ Options:
   --resume RUN_DIR     continue a run
   --prior RUN_DIR      an earlier run on the same pull request: its decisions are an input, and
                        each matching item must be reaffirmed (freshly verified) or reversed
+  --push               publish by pushing the commit to the branch's remote (branch.<name>.remote,
+                       else origin), fast-forward only, instead of moving the local branch; a
+                       rejected push or a remote that moved ends the run stuck with the reason
   --sweep DIR          record every run under DIR abandoned mid-flight (no progress for
                        --max-idle-minutes, default 60) as stuck, with a report
   -h, --help           show this help
@@ -78,6 +91,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     "model-script": { type: "string" },
     resume: { type: "string" },
     prior: { type: "string" },
+    push: { type: "boolean" },
     sweep: { type: "string" },
     "max-idle-minutes": { type: "string" },
   });
@@ -95,7 +109,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     );
   }
   let runDir: string;
-  let config: { repo: string; request: string; modelScript?: string; prior?: string };
+  let config: RunConfig;
   if (values.resume !== undefined) {
     runDir = resolve(io.cwd, values.resume as string);
     try {
@@ -114,6 +128,8 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     config = {
       repo: resolve(io.cwd, values.repo as string),
       request: resolve(io.cwd, values.request as string),
+      ...(values.prior !== undefined ? { prior: resolve(io.cwd, values.prior as string) } : {}),
+      ...(values.push ? { push: true } : {}),
     };
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
@@ -154,7 +170,7 @@ async function reviewLocked(
   io: CliIo,
   runDir: string,
   store: ReviewRunStore,
-  config: { repo: string; request: string; modelScript?: string; prior?: string },
+  config: RunConfig,
 ): Promise<number> {
   const agentsDir = agentsProject();
   const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
@@ -169,15 +185,17 @@ async function reviewLocked(
     forceScript: script !== undefined,
     env: io.env,
   });
-  const steps = new LocalReviewSteps({
+  const effects = localEffects({
     repoDir: config.repo,
     requestFile: config.request,
     runDir,
     ...(config.prior ? { priorRunDir: config.prior } : {}),
+    ...(config.push ? { push: true } : {}),
     agents: agentsCtx.validation.project,
     model,
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
   });
+  const steps = new DoctrineSteps(effects, { files: store });
   const outcome = await runReview({
     runId: runDir,
     files: store,

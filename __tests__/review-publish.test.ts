@@ -1,0 +1,113 @@
+/**
+ * Publishing a review run in local mode: `--push` sends the commit to the branch's remote,
+ * fast-forward only, and leaves the local branch alone; a remote that moved ends the run stuck
+ * with the reason. Real repositories in temp dirs, a bare remote, the example's model script.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTerfyn } from "./helpers/cli.ts";
+
+const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+
+/** The example repository with a bare remote `pr` holding its branches, which the branch tracks. */
+function buildWithRemote() {
+  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-push-")), "repo");
+  const info = JSON.parse(
+    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
+  ) as { repo: string; request: string; head: string };
+  const remote = join(out, "..", "remote.git");
+  git(join(out, ".."), "clone", "--quiet", "--bare", info.repo, remote);
+  // Not `origin`: the run pushes to the remote the branch tracks.
+  git(info.repo, "remote", "add", "pr", remote);
+  const branch = JSON.parse(readFileSync(info.request, "utf8")).branch as string;
+  git(info.repo, "config", `branch.${branch}.remote`, "pr");
+  return { ...info, remote, branch, runDir: join(out, "..", "run") };
+}
+
+/** Approves whatever the run awaits and resumes it, until it ends or `stopAt` is awaited. */
+async function approveAndResume(
+  b: { repo: string; runDir: string },
+  stopAt?: "publish",
+): Promise<Awaited<ReturnType<typeof runTerfyn>>> {
+  for (;;) {
+    const s = state(b.runDir);
+    if (s.status !== "awaiting-approval") throw new Error(`not at a gate: ${JSON.stringify(s)}`);
+    if (stopAt && s.awaiting.gate === stopAt) return { code: 2, stdout: "", stderr: "" };
+    const ok = await runTerfyn(["approve", "--run", b.runDir, "--hash", s.awaiting.hash], b.repo);
+    expect(ok.code, ok.stderr).toBe(0);
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    if (r.code !== 2) return r;
+    if (stopAt && state(b.runDir).awaiting.gate === stopAt) return r;
+  }
+}
+
+const start = (b: ReturnType<typeof buildWithRemote>, ...extra: string[]) =>
+  runTerfyn(
+    [
+      "review",
+      "--repo",
+      b.repo,
+      "--request",
+      b.request,
+      "--run-dir",
+      b.runDir,
+      "--model-script",
+      join(EXAMPLE, "model-script.yaml"),
+      ...extra,
+    ],
+    b.repo,
+  );
+
+describe("terfyn review --push", () => {
+  it("pushes the commit fast-forward to the branch's remote and leaves the local branch where it was", async () => {
+    const b = buildWithRemote();
+    expect((await start(b, "--push")).code).toBe(2);
+    const end = await approveAndResume(b);
+    expect(end.code, end.stderr + end.stdout).toBe(0);
+    expect(end.stdout).toMatch(/^done: /);
+    const pushed = git(b.remote, "rev-parse", `refs/heads/${b.branch}`);
+    expect(pushed).not.toBe(b.head);
+    expect(git(b.remote, "rev-parse", `${pushed}^`)).toBe(b.head);
+    expect(git(b.repo, "rev-parse", `refs/heads/${b.branch}`)).toBe(b.head);
+    expect(end.stderr).toContain(`pushed ${pushed} to pr/${b.branch}`);
+    const published = JSON.parse(readFileSync(join(b.runDir, "published.json"), "utf8"));
+    expect(published.commit).toBe(pushed);
+  });
+
+  it("a remote that moved while the run waited at the publish gate: stuck with the reason, nothing pushed over it", async () => {
+    const b = buildWithRemote();
+    expect((await start(b, "--push")).code).toBe(2);
+    await approveAndResume(b, "publish");
+    // Somebody pushes to the pull request's branch meanwhile.
+    const other = join(b.runDir, "..", "other");
+    git(join(b.runDir, ".."), "clone", "--quiet", "--branch", b.branch, b.remote, other);
+    writeFileSync(join(other, "HUMAN.txt"), "a human's change\n");
+    git(other, "add", "HUMAN.txt");
+    git(other, "-c", "user.name=H", "-c", "user.email=h@example.com", "commit", "-qm", "human");
+    git(other, "push", "--quiet", "origin", b.branch);
+    const moved = git(b.remote, "rev-parse", `refs/heads/${b.branch}`);
+
+    const end = await approveAndResume(b);
+    expect(end.code, end.stderr + end.stdout).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain(`is at ${moved}, not ${b.head}`);
+    expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain("publishing failed");
+    expect(git(b.remote, "rev-parse", `refs/heads/${b.branch}`)).toBe(moved);
+  });
+
+  it("--push is kept for a resumed run (run.json), as is --prior", async () => {
+    const b = buildWithRemote();
+    expect((await start(b, "--push", "--prior", b.runDir.replace(/run$/, "prior"))).code).toBe(1);
+    // The prior run does not exist: bad input at decide, and the configuration says what was asked.
+    const config = JSON.parse(readFileSync(join(b.runDir, "run.json"), "utf8"));
+    expect(config).toMatchObject({ push: true, prior: b.runDir.replace(/run$/, "prior") });
+    expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
+  });
+});

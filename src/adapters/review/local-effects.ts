@@ -1,0 +1,340 @@
+/**
+ * The effects of a review-response run in local mode (core/review/effects.ts): the request comes
+ * from a file, agents run through the engine with the shipped agents project (a fresh context
+ * each), commands run in the run's worktree (repo-command.ts), and publishing is a normal commit
+ * on the branch (parent = the head the request named) plus outbox/replies.json and
+ * outbox/tickets.json. What the run decides is core (core/review/steps.ts); this file only acts.
+ *
+ * The user's checkout is never touched: the run works in its own linked worktree (detached at
+ * the request's head, next to the run directory or under the OS temp dir, never inside the
+ * repository's work tree), reused on resume only while it is still at that head, and removed
+ * when the run ends. Each agent's workspace may write only what its step may change.
+ * Publishing either moves the local branch fast-forward only (compare-and-swap), or with
+ * `push` pushes the commit fast-forward only to the branch's remote and leaves the local
+ * branch alone.
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { runAgentStep } from "../../core/engine/interpreter.ts";
+import type { IrProgram } from "../../core/engine/ir.ts";
+import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
+import type { ResolvedProject } from "../../core/model/project.ts";
+import type {
+  AgentCall,
+  AgentPort,
+  CommandPort,
+  CommitPublisher,
+  IntakePort,
+  ReplyPublisher,
+  ReviewEffects,
+  TicketPublisher,
+  WorkTreePort,
+} from "../../core/review/effects.ts";
+import { assertGate } from "../../core/review/gates.ts";
+import { RunEnd } from "../../core/review/phase.ts";
+import { RunStore } from "../fs/run-store.ts";
+import { BranchWriter } from "../git/branch-writer.ts";
+import { WorkspaceTool } from "../workspace/workspace-tool.ts";
+import { runRepoCommand } from "./repo-command.ts";
+
+export interface LocalEffectsConfig {
+  repoDir: string;
+  /** An earlier run's directory on the same pull request, whose decisions must be reaffirmed or reversed. */
+  priorRunDir?: string;
+  requestFile: string;
+  runDir: string;
+  agents: ResolvedProject;
+  model: ModelPort;
+  progress: (line: string) => void;
+  /**
+   * Where the run's own worktree goes. Default: `<run dir>.worktree` next to the run directory,
+   * or a directory under the OS temp dir when the run directory is inside the repository.
+   */
+  worktreeDir?: string;
+  /** Variables (by name) the repository's commands also see, besides PATH, HOME, LANG, TMPDIR. */
+  passEnv?: readonly string[];
+  /** The environment passEnv and the base variables are read from. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Timeout of each repository command. Default 10 minutes. */
+  commandTimeoutMs?: number;
+  /** Publish by pushing to the branch's remote (fast-forward only) instead of moving the local branch. */
+  push?: boolean;
+}
+
+const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
+
+/** The user's repository (read, and its branch moved at publish) and the run's worktree. */
+export class LocalWorkTree implements WorkTreePort {
+  private repoWriter: BranchWriter | undefined;
+  private worktreeWriter: BranchWriter | undefined;
+
+  constructor(private readonly c: LocalEffectsConfig) {}
+
+  async repo(): Promise<BranchWriter> {
+    this.repoWriter ??= await BranchWriter.open(this.c.repoDir);
+    return this.repoWriter;
+  }
+
+  /** The worktree, once prepared. */
+  git(): BranchWriter {
+    if (!this.worktreeWriter) throw new Error("the run's worktree was not prepared");
+    return this.worktreeWriter;
+  }
+
+  /** The directory the agents and the repository's commands work in. */
+  root(): string {
+    return this.git().root;
+  }
+
+  async prepare(head: string): Promise<void> {
+    if (this.worktreeWriter) return;
+    const dir = await this.path();
+    if (existsSync(dir)) {
+      const w = await BranchWriter.open(dir);
+      const at = await w.head();
+      if (w.root !== (await realpath(dir)) || !at.startsWith(head))
+        throw new RunEnd(
+          "stuck",
+          `the run's worktree ${dir} is at ${at}, not the request's head ${head}: it was changed outside the run, so what the run wrote there cannot be trusted`,
+        );
+      this.worktreeWriter = w;
+    } else {
+      await mkdir(dirname(dir), { recursive: true });
+      this.worktreeWriter = await (await this.repo()).addWorktree(dir, head);
+    }
+  }
+
+  async path(): Promise<string> {
+    if (this.c.worktreeDir) return resolve(this.c.worktreeDir);
+    const runDir = resolve(this.c.runDir);
+    const repoRoot = (await this.repo()).root;
+    const parent = await realpath(dirname(runDir)).catch(() => dirname(runDir));
+    const rel = relative(repoRoot, parent);
+    const insideRepo = rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+    if (!insideRepo) return join(parent, `${basename(runDir)}.worktree`);
+    const id = createHash("sha256").update(runDir).digest("hex").slice(0, 16);
+    return join(await realpath(tmpdir()), `terfyn-worktree-${id}`);
+  }
+
+  async readFile(path: string): Promise<string | undefined> {
+    const { worktree } = await this.git().fileVersions(path);
+    return worktree?.toString("utf8");
+  }
+
+  trackedChanges(): Promise<string[]> {
+    return this.git().trackedChanges();
+  }
+
+  untrackedAmong(paths: readonly string[]): Promise<string[]> {
+    return this.git().untrackedAmong(paths);
+  }
+
+  fileVersions(path: string) {
+    return this.git().fileVersions(path);
+  }
+
+  async revert(paths: readonly string[]): Promise<() => Promise<void>> {
+    const git = this.git();
+    const snapshot = await git.snapshot([...paths]);
+    try {
+      await git.revertToHead([...paths]);
+    } catch (e) {
+      await git.restore(snapshot);
+      throw e;
+    }
+    return () => git.restore(snapshot);
+  }
+
+  async currentHead(branch: string): Promise<string | undefined> {
+    return (await this.repo()).branchTip(branch);
+  }
+
+  async release(): Promise<void> {
+    const dir = await this.path();
+    this.worktreeWriter = undefined;
+    if (existsSync(dir)) await (await this.repo()).removeWorktree(dir);
+  }
+}
+
+/** The request file, and the branch as the user's repository has it. */
+class FileIntake implements IntakePort {
+  constructor(
+    private readonly c: LocalEffectsConfig,
+    private readonly tree: LocalWorkTree,
+  ) {}
+
+  async receive() {
+    try {
+      return {
+        text: await readFile(this.c.requestFile, "utf8"),
+        source: basename(this.c.requestFile),
+      };
+    } catch (e) {
+      throw new Error(`cannot read ${this.c.requestFile}: ${(e as NodeJS.ErrnoException).code}`);
+    }
+  }
+
+  async branchTip(branch: string) {
+    return (await this.tree.repo()).branchTip(branch);
+  }
+
+  async commitsBetween(from: string, to: string) {
+    return (await this.tree.repo()).commitsBetween(from, to);
+  }
+
+  async priorDecisions() {
+    if (!this.c.priorRunDir) return undefined;
+    const file = join(this.c.priorRunDir, "decisions.json");
+    try {
+      return { text: await readFile(file, "utf8"), source: file };
+    } catch (e) {
+      throw new RunEnd(
+        "bad-input",
+        `the prior run ${this.c.priorRunDir} has no readable decisions.json (${(e as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+}
+
+/** Agents through the engine, each in a workspace of the run's worktree limited to its writes. */
+class EngineAgents implements AgentPort {
+  constructor(
+    private readonly c: LocalEffectsConfig,
+    private readonly tree: LocalWorkTree,
+  ) {}
+
+  async run(call: AgentCall): Promise<{ result: unknown; written: string[] }> {
+    const ws = await WorkspaceTool.open({
+      root: this.tree.root(),
+      writable: call.writable,
+      passEnv: [...new Set([...(this.c.passEnv ?? []), ...call.passEnv])],
+      env: this.c.env ?? process.env,
+      ...(this.c.commandTimeoutMs ? { testTimeoutMs: this.c.commandTimeoutMs } : {}),
+      ...(call.testCommand ? { testCommand: call.testCommand } : {}),
+    });
+    const tools: ToolPort = { execute: (c) => ws.execute(c.operation, c.input) };
+    const store = await RunStore.create(join(this.c.runDir, "agents", call.step));
+    try {
+      const outcome = await runAgentStep({
+        runId: `review:${call.step}`,
+        project: this.c.agents,
+        program: EMPTY_PROGRAM,
+        input: call.input,
+        history: await store.readJournal(),
+        approvals: new Set(),
+        agent: call.agent,
+        step: call.step,
+        ports: {
+          model: this.c.model,
+          tools,
+          journal: store,
+          checkpoint: async () => {},
+          progress: (l) => this.c.progress(`${call.step}: ${l}`),
+        },
+      });
+      if (outcome.status !== "completed")
+        throw new Error("error" in outcome ? outcome.error : outcome.status);
+      return { result: outcome.result, written: [...ws.written] };
+    } finally {
+      store.close();
+    }
+  }
+}
+
+/** The repository's commands, in the run's worktree (repo-command.ts). */
+class WorktreeCommands implements CommandPort {
+  constructor(
+    private readonly c: LocalEffectsConfig,
+    private readonly tree: LocalWorkTree,
+  ) {}
+
+  run(command: string, options: { env?: Record<string, string>; passEnv: readonly string[] }) {
+    return runRepoCommand(command, {
+      cwd: this.tree.root(),
+      parentEnv: this.c.env ?? process.env,
+      passEnv: [...new Set([...(this.c.passEnv ?? []), ...options.passEnv])],
+      env: options.env ?? {},
+      ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
+    });
+  }
+}
+
+/**
+ * The commit, made in the worktree on the request's head; then either the local branch moves
+ * to it fast-forward only, or (push) the branch's remote does and the local branch stays.
+ */
+class LocalCommit implements CommitPublisher {
+  constructor(
+    private readonly c: LocalEffectsConfig,
+    private readonly tree: LocalWorkTree,
+  ) {}
+
+  async publish(
+    artifact: Parameters<CommitPublisher["publish"]>[0],
+    text: string,
+    approvals: Parameters<CommitPublisher["publish"]>[2],
+    target: { branch: string; head: string },
+  ) {
+    assertGate("publish", text, approvals);
+    const git = this.tree.git();
+    const commit = await git.commit(artifact.commit_message, artifact.files, target.head);
+    const repo = await this.tree.repo();
+    if (this.c.push) {
+      const remote = await repo.remoteOf(target.branch);
+      const result = await git.push(remote, target.branch, target.head);
+      this.c.progress(
+        `pushed ${commit} to ${remote}/${target.branch} (fast-forward from ${result.before}); the local branch ${target.branch} was left as it was: git pull --ff-only to bring it up to date`,
+      );
+      return { commit };
+    }
+    await repo.fastForwardBranch(target.branch, target.head, commit);
+    const checkedOut = await repo.branch().catch(() => undefined);
+    if (checkedOut === target.branch)
+      this.c.progress(
+        `${target.branch} moved to ${commit}; it is checked out in ${repo.root}, whose files were left as they were: to bring them up to date, git restore --source=HEAD --staged --worktree -- ${artifact.files.join(" ")}`,
+      );
+    return { commit };
+  }
+}
+
+/** Replies and tickets go to the run's outbox (local mode has no threads to post to). */
+class Outbox implements ReplyPublisher, TicketPublisher {
+  constructor(
+    private readonly c: LocalEffectsConfig,
+    private readonly kind: "replies" | "tickets",
+  ) {}
+
+  async publish(
+    artifact: Parameters<ReplyPublisher["publish"]>[0],
+    text: string,
+    approvals: Parameters<ReplyPublisher["publish"]>[2],
+  ) {
+    assertGate("publish", text, approvals);
+    const items = artifact[this.kind];
+    const outbox = join(this.c.runDir, "outbox");
+    await mkdir(outbox, { recursive: true });
+    await writeFile(join(outbox, `${this.kind}.json`), `${JSON.stringify(items, null, 2)}\n`);
+    return items.length;
+  }
+}
+
+export interface LocalEffects extends ReviewEffects {
+  tree: LocalWorkTree;
+}
+
+export function localEffects(c: LocalEffectsConfig): LocalEffects {
+  const tree = new LocalWorkTree(c);
+  return {
+    intake: new FileIntake(c, tree),
+    agents: new EngineAgents(c, tree),
+    commands: new WorktreeCommands(c, tree),
+    tree,
+    commit: new LocalCommit(c, tree),
+    replies: new Outbox(c, "replies"),
+    tickets: new Outbox(c, "tickets"),
+    progress: c.progress,
+  };
+}

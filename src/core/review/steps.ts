@@ -1,0 +1,462 @@
+/**
+ * The doctrine of a review-response run's steps, over effect ports (effects.ts): what the
+ * agents are given (comment text only as data blocks, directions found in it recorded whatever
+ * the agent says), the repository's facts from its AGENTS.md (never guessed, credentials never
+ * passed), which writes each agent may make, how a validation pass becomes a verdict and its
+ * failure signature, what counts as touched (changed tracked files and files an agent wrote,
+ * never what the repository's own commands left behind), the plan's Markdown, and the commit
+ * message, replies and tickets. Local mode and the GitHub App supply the effects; both get
+ * exactly this. Pure over its ports.
+ */
+import { createHash } from "node:crypto";
+import { type Decision, decisionsSchema, planSchema, type ReviewPlan } from "./doctrine.ts";
+import type { AgentCall, ReviewEffects } from "./effects.ts";
+import type { ApprovalEntry } from "./gates.ts";
+import { RunEnd } from "./phase.ts";
+import type { PublishArtifact, Published, ReviewSteps, RunFiles } from "./ports.ts";
+import type { Verdict } from "./referee.ts";
+import {
+  isAppendedAtEnd,
+  matchesAnyRepoPattern,
+  missingFacts,
+  parseAgentsMd,
+  passableEnvNames,
+  type RepoFacts,
+} from "./repo-facts.ts";
+import { parseRequest, provenance, type ReviewRequest, requestSchema } from "./request.ts";
+import { asDataBlock } from "./untrusted-text.ts";
+
+/** The run-directory file where the agents' writes are kept across sessions (not an artifact). */
+export const WRITTEN_FILE = "agents-written.json";
+
+/**
+ * The repository's single-test command for one test. The test's name comes from the plan, which
+ * an agent wrote, so it never becomes shell text: the command reads it from TERFYN_TEST_NAME.
+ */
+export function singleTestInvocation(
+  template: string,
+  test: string,
+): { command: string; env: Record<string, string> } {
+  return {
+    command: template.replace(/<name>|\{\{name\}\}|\{name\}/g, "$TERFYN_TEST_NAME"),
+    env: { TERFYN_TEST_NAME: test },
+  };
+}
+
+/** The last lines of a command's output: the evidence a verdict carries. */
+export function outputTail(output: string, lines = 20): string {
+  return output.split("\n").slice(-lines).join("\n");
+}
+
+/** A stable id of a failure: the same failure twice has the same signature (durations stripped). */
+export function failureSignature(code: number, tail: string): string {
+  return createHash("sha256")
+    .update(`${code}\n${tail.replace(/\d+(\.\d+)?ms/g, "")}`)
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** The Markdown a plan gate shows. */
+export function planMarkdown(plan: ReviewPlan): string {
+  return [
+    "# Plan",
+    "",
+    `Items: ${plan.items.join(", ")}`,
+    `Production files: ${plan.files.join(", ") || "none"}`,
+    `Test files: ${plan.test_files.join(", ") || "none"}`,
+    `Failing tests to write first: ${plan.tests.join(", ") || "none"}`,
+    ...(plan.conventions.length > 0
+      ? ["", "Conventions:", ...plan.conventions.map((c) => `- ${c}`)]
+      : []),
+    "",
+  ].join("\n");
+}
+
+/** The commit message, replies and tickets of a run's decisions; `files` is what the commit changes. */
+export function composeArtifact(
+  decisions: readonly Decision[],
+  files: readonly string[],
+): PublishArtifact {
+  const fixes = decisions.filter((d) => d.action === "fix");
+  return {
+    commit_message:
+      fixes.length > 0 && files.length > 0
+        ? `Address review: ${fixes.map((d) => d.item).join(", ")}\n\n${fixes.map((d) => `- ${d.item}: ${d.evidence || d.detail}`).join("\n")}\n`
+        : "",
+    files: [...files].sort(),
+    replies: decisions
+      .filter((d) => d.class !== "praise" && d.reply?.trim())
+      .map((d) => ({ item: d.item, body: d.reply as string })),
+    tickets: decisions
+      .filter((d) => d.action === "ticket")
+      .map((d) => ({
+        item: d.item,
+        title: `Follow-up from review ${d.item}`,
+        body: d.evidence || d.detail,
+      })),
+  };
+}
+
+/** What the Decider is given for a request: the unresolved threads, each comment as a data block. */
+export function deciderInput(request: ReviewRequest, prior: readonly Decision[]) {
+  return {
+    head: request.head,
+    threads: request.threads
+      .filter((t) => !t.resolved)
+      .map((t) => ({
+        id: t.id,
+        path: t.path,
+        line: t.line,
+        original_line: t.original_line,
+        original_commit: t.original_commit,
+        outdated: t.outdated,
+        comments: t.comments.map((c) => ({
+          author: c.author,
+          commit: c.commit,
+          text: asDataBlock("review-comment", `${t.id}/${c.id}`, c.body).block,
+        })),
+      })),
+    prior_decisions: prior,
+  };
+}
+
+/** Directions found in each thread's comments: recorded on its decision whether or not the agent reported them. */
+export function withInjectedDirections(
+  request: ReviewRequest,
+  decisions: readonly Decision[],
+): Decision[] {
+  const found = new Map(
+    request.threads.map((t) => [
+      t.id,
+      t.comments.flatMap(
+        (c) => asDataBlock("review-comment", c.id, c.body).sanitized.injectedDirections,
+      ),
+    ]),
+  );
+  return decisions.map((d) => ({
+    ...d,
+    injected_directions: [...new Set([...d.injected_directions, ...(found.get(d.item) ?? [])])],
+  }));
+}
+
+/** A failure of an effect the run cannot go past: the run ends stuck with this reason. */
+function stuck(what: string, e: unknown): never {
+  if (e instanceof RunEnd) throw e;
+  throw new RunEnd("stuck", `${what}: ${(e as Error).message}`);
+}
+
+export interface DoctrineStepsOptions {
+  /** The run directory: the saved request, and the agents' writes. */
+  files: RunFiles;
+}
+
+export class DoctrineSteps implements ReviewSteps {
+  private facts: RepoFacts | undefined;
+  private request: ReviewRequest | undefined;
+
+  constructor(
+    private readonly fx: ReviewEffects,
+    private readonly o: DoctrineStepsOptions,
+  ) {}
+
+  /** The request intake saved (a resumed run skips intake). */
+  private async currentRequest(): Promise<ReviewRequest> {
+    if (this.request) return this.request;
+    const saved = await this.o.files.read("request.json");
+    if (saved === undefined) throw new RunEnd("stuck", "the run has no request.json");
+    const parsed = requestSchema.safeParse(JSON.parse(saved));
+    if (!parsed.success) throw new RunEnd("stuck", "the run's request.json is not a request");
+    this.request = parsed.data;
+    return this.request;
+  }
+
+  /** The run's work tree, at the request's head. */
+  private async tree() {
+    const { head } = await this.currentRequest();
+    try {
+      await this.fx.tree.prepare(head);
+    } catch (e) {
+      stuck("the run's work tree could not be prepared", e);
+    }
+    return this.fx.tree;
+  }
+
+  /** The repository's facts, from its AGENTS.md at the request's head; read once per session. */
+  private async repoFacts(): Promise<RepoFacts> {
+    if (this.facts) return this.facts;
+    const text = await (await this.tree()).readFile("AGENTS.md");
+    if (text === undefined)
+      throw new RunEnd(
+        "bad-input",
+        "the repository has no AGENTS.md, so its commands (install, test, single test, lint, format, typecheck) are unknown; add them there",
+      );
+    const facts = parseAgentsMd(text);
+    const { refused } = passableEnvNames(facts.environment ?? []);
+    if (refused.length > 0)
+      this.fx.progress(
+        `AGENTS.md asks for ${refused.join(", ")} in the environment; refused: a repository never gets the run's credentials`,
+      );
+    const missing = missingFacts(facts);
+    if (missing.length > 0)
+      throw new RunEnd(
+        "bad-input",
+        `AGENTS.md does not declare: ${missing.join(", ")}; the run never guesses a command`,
+      );
+    this.facts = facts;
+    return facts;
+  }
+
+  private async passEnv(): Promise<string[]> {
+    return passableEnvNames((await this.repoFacts()).environment ?? []).passed;
+  }
+
+  private async command(fact: "test" | "single test"): Promise<string> {
+    const command = (await this.repoFacts()).commands[fact];
+    if (!command) throw new RunEnd("bad-input", `AGENTS.md does not declare the ${fact} command`);
+    return command;
+  }
+
+  private async sh(command: string, env: Record<string, string> = {}) {
+    await this.tree();
+    try {
+      return await this.fx.commands.run(command, { env, passEnv: await this.passEnv() });
+    } catch (e) {
+      return stuck(`the repository command \`${command}\` could not be run`, e);
+    }
+  }
+
+  /** One agent, in a workspace that may write only `writable`; what it wrote is recorded. */
+  private async agent(
+    agent: string,
+    step: string,
+    input: unknown,
+    writable: readonly string[] = [],
+  ): Promise<unknown> {
+    const facts = await this.repoFacts();
+    await this.tree();
+    const call: AgentCall = {
+      agent,
+      step,
+      input,
+      writable,
+      passEnv: await this.passEnv(),
+      ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
+    };
+    let out: { result: unknown; written: string[] };
+    try {
+      out = await this.fx.agents.run(call);
+    } catch (e) {
+      return stuck(`agent ${agent} (${step}) did not finish`, e);
+    }
+    await this.recordWritten(out.written);
+    return out.result;
+  }
+
+  private async writtenFiles(): Promise<Set<string>> {
+    const text = await this.o.files.read(WRITTEN_FILE);
+    if (text === undefined) return new Set();
+    try {
+      const list = JSON.parse(text);
+      return new Set(Array.isArray(list) ? list.filter((f) => typeof f === "string") : []);
+    } catch {
+      throw new RunEnd("stuck", `the run's ${WRITTEN_FILE} is not a JSON list`);
+    }
+  }
+
+  private async recordWritten(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const all = [...new Set([...(await this.writtenFiles()), ...paths])].sort();
+    await this.o.files.write(WRITTEN_FILE, `${JSON.stringify(all, null, 2)}\n`);
+  }
+
+  /** A parse of agent output: a shape the doctrine does not accept ends the run stuck, naming it. */
+  private parsed<T>(
+    agent: string,
+    schema: { safeParse(v: unknown): { success: boolean; data?: T; error?: unknown } },
+    v: unknown,
+  ): T {
+    const r = schema.safeParse(v);
+    if (!r.success || r.data === undefined)
+      throw new RunEnd("stuck", `the ${agent}'s output does not have the shape the doctrine needs`);
+    return r.data;
+  }
+
+  async intake(): Promise<ReviewRequest> {
+    const { text, source } = await this.fx.intake.receive();
+    const parsed = parseRequest(text, source);
+    if (parsed.problems) throw new Error(parsed.problems.join("; "));
+    const { request } = parsed;
+    const head = await this.fx.intake.branchTip(request.branch);
+    if (head === undefined)
+      throw new Error(`the repository has no branch ${request.branch}, which the request names`);
+    if (head !== request.head && !head.startsWith(request.head))
+      throw new Error(
+        `the request names head ${request.head} but the branch is at ${head}: the branch moved; stop and say so`,
+      );
+    this.request = request;
+    const distances = new Map<string, number | null>();
+    for (const t of request.threads)
+      for (const c of t.comments)
+        if (!distances.has(c.commit))
+          distances.set(c.commit, (await this.fx.intake.commitsBetween(c.commit, head)) ?? null);
+    // The repository's facts are read at intake, so a repository that declares none is bad input.
+    try {
+      await this.repoFacts();
+    } catch (e) {
+      if (e instanceof RunEnd) throw new Error(e.reason);
+      throw e;
+    }
+    return {
+      ...request,
+      provenance: provenance(request, (sha) => distances.get(sha) ?? null),
+    } as ReviewRequest;
+  }
+
+  async priorDecisions(): Promise<Decision[]> {
+    const prior = await this.fx.intake.priorDecisions?.();
+    if (!prior) return [];
+    let raw: unknown;
+    try {
+      raw = JSON.parse(prior.text);
+    } catch (e) {
+      throw new RunEnd("bad-input", `${prior.source} is not JSON: ${(e as Error).message}`);
+    }
+    const parsed = decisionsSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new RunEnd("bad-input", `${prior.source} is not a decisions file of a review run`);
+    return parsed.data.decisions;
+  }
+
+  async decide(request: ReviewRequest): Promise<Decision[]> {
+    const prior = await this.priorDecisions();
+    const out = await this.agent("Decider", "decide", deciderInput(request, prior));
+    const { decisions } = this.parsed("Decider", decisionsSchema, out);
+    return withInjectedDirections(request, decisions);
+  }
+
+  async protectedFiles(): Promise<string[]> {
+    return (await this.repoFacts()).protected;
+  }
+
+  async extendOnlyViolations(): Promise<string[]> {
+    const extendOnly = (await this.repoFacts()).extendOnly;
+    const tree = await this.tree();
+    const out: string[] = [];
+    for (const file of await this.changedFiles()) {
+      if (!matchesAnyRepoPattern(file, extendOnly)) continue;
+      // Appended at the end only: an insertion in the middle, an edit or a removal is refused.
+      const { head, worktree } = await tree.fileVersions(file);
+      if (!isAppendedAtEnd(head, worktree)) out.push(file);
+    }
+    return out;
+  }
+
+  async plan(
+    _request: ReviewRequest,
+    decisions: readonly Decision[],
+  ): Promise<{ plan: ReviewPlan; markdown: string }> {
+    const plan = this.parsed("Planner", planSchema, await this.agent("Planner", "plan", { decisions }));
+    return { plan, markdown: planMarkdown(plan) };
+  }
+
+  private async runSingleTest(test: string): Promise<boolean> {
+    const { command, env } = singleTestInvocation(await this.command("single test"), test);
+    return (await this.sh(command, env)).code === 0;
+  }
+
+  async writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]> {
+    await this.agent("TestWriter", "red-tests", plan, plan.test_files);
+    const out: { test: string; failed: boolean }[] = [];
+    for (const test of plan.tests) out.push({ test, failed: !(await this.runSingleTest(test)) });
+    return out;
+  }
+
+  async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
+    await this.agent("Builder", `build-${iteration}`, plan, plan.files);
+    const suite = await this.sh(await this.command("test"));
+    let newTestsRun = 0;
+    for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
+    const tail = outputTail(suite.output);
+    if (suite.code === 0)
+      return {
+        status: "pass",
+        tests_run: plan.tests.length,
+        new_tests_run: newTestsRun,
+        reason: "the test command passed",
+        evidence: tail,
+      };
+    return {
+      status: "fail",
+      failure_class: "tactical",
+      tests_run: plan.tests.length,
+      new_tests_run: newTestsRun,
+      reason: suite.timedOut
+        ? "the test command timed out"
+        : `the test command exited ${suite.code}`,
+      evidence: tail,
+      failure_signature: failureSignature(suite.code, tail),
+    };
+  }
+
+  async currentHead(): Promise<string> {
+    const { branch } = await this.currentRequest();
+    return (await this.fx.tree.currentHead(branch)) ?? `(no branch ${branch})`;
+  }
+
+  /**
+   * What the run touched: tracked files that changed, and files an agent wrote that git does not
+   * track (ignored or not). Untracked files nobody wrote (a test run's caches, coverage, build
+   * output) are not edits.
+   */
+  async changedFiles(): Promise<string[]> {
+    const tree = await this.tree();
+    const written = [...(await this.writtenFiles())];
+    const created = written.length > 0 ? await tree.untrackedAmong(written) : [];
+    return [...new Set([...(await tree.trackedChanges()), ...created])].sort();
+  }
+
+  async prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]> {
+    const tree = await this.tree();
+    const results: { test: string; passed: boolean }[] = [];
+    const putBack = await tree.revert(plan.files);
+    try {
+      for (const test of plan.tests) results.push({ test, passed: await this.runSingleTest(test) });
+    } finally {
+      await putBack();
+    }
+    return results;
+  }
+
+  async compose(
+    decisions: readonly Decision[],
+    plan: ReviewPlan | undefined,
+  ): Promise<PublishArtifact> {
+    const files = plan
+      ? (await this.changedFiles()).filter(
+          (f) => plan.files.includes(f) || plan.test_files.includes(f),
+        )
+      : [];
+    return composeArtifact(decisions, files);
+  }
+
+  async release(): Promise<void> {
+    await this.fx.tree.release();
+  }
+
+  /** The three publishers in turn; each checks the publish gate itself before it acts. */
+  async publish(
+    artifact: PublishArtifact,
+    text: string,
+    approvals: readonly ApprovalEntry[],
+  ): Promise<Published> {
+    const { branch, head } = await this.currentRequest();
+    await this.tree();
+    const { commit } =
+      artifact.files.length > 0
+        ? await this.fx.commit.publish(artifact, text, approvals, { branch, head })
+        : {};
+    const replies = await this.fx.replies.publish(artifact, text, approvals);
+    const tickets = await this.fx.tickets.publish(artifact, text, approvals);
+    return { ...(commit ? { commit } : {}), replies, tickets };
+  }
+}
