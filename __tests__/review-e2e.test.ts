@@ -513,10 +513,20 @@ describe("extend-only files in local mode", () => {
     expect(await steps.extendOnlyViolations()).toEqual(["CHANGELOG.md"]);
   });
 
-  it("extend-only entries may be globs: a file they match is held to append-only too", async () => {
-    const { steps, root } = await localSteps(build());
-    const agents = join(root, "AGENTS.md");
-    writeFileSync(agents, readFileSync(agents, "utf8").replace("- `CHANGELOG.md`", "- `*.md`"));
+  it("extend-only entries may be globs: a file they match is held to append-only too; AGENTS.md is read as the head has it", async () => {
+    const b = build();
+    const agentsAtHead = join(b.repo, "AGENTS.md");
+    const original = readFileSync(agentsAtHead, "utf8");
+    writeFileSync(agentsAtHead, original.replace("- `CHANGELOG.md`", "- `*.md`"));
+    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "glob");
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    writeFileSync(
+      b.request,
+      JSON.stringify({ ...request, head: git(b.repo, "rev-parse", "HEAD") }),
+    );
+    const { steps, root } = await localSteps(b);
+    // An agent rewriting AGENTS.md in the worktree (to drop the rule) changes nothing the run reads.
+    writeFileSync(join(root, "AGENTS.md"), original);
     const readme = join(root, "README.md");
     writeFileSync(readme, `new first line\n${readFileSync(readme, "utf8")}`);
     expect(await steps.extendOnlyViolations()).toEqual(["AGENTS.md", "README.md"]);

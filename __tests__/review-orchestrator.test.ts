@@ -315,10 +315,13 @@ describe("review orchestrator", () => {
     });
     await runReview(p);
     approve(w, "plan");
-    await expect(runReview(p)).rejects.toThrow("died in the prover");
-    expect(w.state?.phase).toBe("prove");
-    // A hand-edited cursor that skips the prover.
-    w.state = { ...(w.state as ReviewRunState), phase: "compose" };
+    expect(await runReview(p)).toMatchObject({
+      terminal: "stuck",
+      reason: "phase prove failed: the process died in the prover",
+    });
+    // A hand-edited state that revives the run past the prover.
+    const { terminal: _t, reason: _r, ...rest } = w.state as ReviewRunState;
+    w.state = { ...rest, status: "running", phase: "compose" };
     const out = await runReview(ports(w));
     expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
     expect(out.status === "ended" && out.reason).toBe(
@@ -658,5 +661,35 @@ describe("extend-only files", () => {
       "extend-only files other than by adding to them: CHANGELOG.md",
     );
     expect(w.published).toBe(0);
+  });
+});
+
+describe("every failure is an end with a report", () => {
+  it("a step that throws (a git refusal, a command that cannot start) ends the run stuck naming the phase, with a report", async () => {
+    const w = world();
+    const out = await toEnd(
+      w,
+      ports(w, {
+        changedFiles: async () => {
+          throw new Error("src/x.go goes through a symbolic link");
+        },
+      }),
+    );
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "stuck",
+      reason: "phase build failed: src/x.go goes through a symbolic link",
+    });
+    expect(w.state).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(w.files.get("report.md")).toContain("goes through a symbolic link");
+    expect(w.published).toBe(0);
+  });
+
+  it("a failing run directory is not turned into an ending: the error goes up and the state stays resumable", async () => {
+    const w = world();
+    const p = ports(w, {}, "decisions.json");
+    await expect(runReview(p)).rejects.toThrow("crash after writing decisions.json");
+    expect(w.state?.status).toBe("running");
+    expect(w.files.has("report.md")).toBe(false);
   });
 });

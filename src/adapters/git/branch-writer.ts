@@ -755,7 +755,14 @@ export class BranchWriter {
         ? []
         : splitZ(
             (
-              await this.#run(["ls-files", "--others", "--exclude-standard", "-z", "--", ...untracked])
+              await this.#run([
+                "ls-files",
+                "--others",
+                "--exclude-standard",
+                "-z",
+                "--",
+                ...untracked,
+              ])
             ).stdout,
           ),
     );

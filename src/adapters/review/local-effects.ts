@@ -119,9 +119,9 @@ export class LocalWorkTree implements WorkTreePort {
     return join(await realpath(tmpdir()), `terfyn-worktree-${id}`);
   }
 
-  async readFile(path: string): Promise<string | undefined> {
-    const { worktree } = await this.git().fileVersions(path);
-    return worktree?.toString("utf8");
+  async readAtHead(path: string): Promise<string | undefined> {
+    const { head } = await this.git().fileVersions(path);
+    return head?.toString("utf8");
   }
 
   trackedChanges(): Promise<string[]> {

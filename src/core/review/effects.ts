@@ -60,8 +60,11 @@ export interface CommandPort {
 export interface WorkTreePort {
   /** Makes sure the work tree exists at `head` (idempotent); refuses one changed outside the run. */
   prepare(head: string): Promise<void>;
-  /** A file of the work tree, or undefined when it does not exist. */
-  readFile(path: string): Promise<string | undefined>;
+  /**
+   * A file as the head commit has it (not as the work tree has it now, which agents may have
+   * changed), or undefined when the head has no such file.
+   */
+  readAtHead(path: string): Promise<string | undefined>;
   /** Tracked files whose content differs from the head. */
   trackedChanges(): Promise<string[]>;
   /** Which of `paths` exist in the work tree untracked (ignored or not). */

@@ -32,7 +32,51 @@ export type {
   RunFiles,
 } from "./ports.ts";
 
-export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
+/**
+ * A failure of the run directory itself (a write refused, a lock lost, a disk gone): the run
+ * cannot record anything, so it is not turned into a terminal state; the error goes up as is.
+ */
+class RunDirectoryFailure extends Error {
+  constructor(readonly original: unknown) {
+    super((original as Error)?.message ?? String(original));
+  }
+}
+
+/** The ports with the run directory's failures marked, so the loop can tell them from a step's. */
+function markDirectoryFailures(ports: ReviewPorts): ReviewPorts {
+  const mark =
+    <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      try {
+        return await f(...a);
+      } catch (e) {
+        throw e instanceof RunEnd ? e : new RunDirectoryFailure(e);
+      }
+    };
+  const { files } = ports;
+  return {
+    ...ports,
+    files: {
+      read: mark((n: string) => files.read(n)),
+      write: mark((n: string, t: string) => files.write(n, t)),
+      size: mark((n: string) => files.size(n)),
+    },
+    readState: mark(() => ports.readState()),
+    writeState: mark((s: ReviewRunState) => ports.writeState(s)),
+    approvals: mark(() => ports.approvals()),
+  };
+}
+
+export async function runReview(unmarked: ReviewPorts): Promise<ReviewOutcome> {
+  const ports = markDirectoryFailures(unmarked);
+  try {
+    return await loop(ports);
+  } catch (e) {
+    throw e instanceof RunDirectoryFailure ? e.original : e;
+  }
+}
+
+async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
   let state: ReviewRunState = (await ports.readState()) ?? {
     run_id: ports.runId,
     phase: PHASES[0],
@@ -85,7 +129,16 @@ export async function runReview(ports: ReviewPorts): Promise<ReviewOutcome> {
     }
     throw new RunEnd("stuck", "the run ran out of phases without a report");
   } catch (e) {
-    if (!(e instanceof RunEnd)) throw e;
+    if (e instanceof RunDirectoryFailure) throw e;
+    // Every other failure (a git refusal, a command that could not start, a bug) is still an
+    // end with a report, never an "internal error" that leaves the run in between.
+    if (!(e instanceof RunEnd))
+      return end(
+        ports,
+        state,
+        "stuck",
+        `phase ${state.phase ?? "?"} failed: ${(e as Error)?.message ?? String(e)}`,
+      );
     return end(ports, state, e.terminal, e.reason);
   }
 }

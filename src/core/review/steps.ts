@@ -181,10 +181,14 @@ export class DoctrineSteps implements ReviewSteps {
     return this.fx.tree;
   }
 
-  /** The repository's facts, from its AGENTS.md at the request's head; read once per session. */
+  /**
+   * The repository's facts, from its AGENTS.md as the request's head commit has it: a Builder
+   * whose plan includes AGENTS.md cannot change the commands the rest of the run (or a resumed
+   * session) runs.
+   */
   private async repoFacts(): Promise<RepoFacts> {
     if (this.facts) return this.facts;
-    const text = await (await this.tree()).readFile("AGENTS.md");
+    const text = await (await this.tree()).readAtHead("AGENTS.md");
     if (text === undefined)
       throw new RunEnd(
         "bad-input",
@@ -355,7 +359,11 @@ export class DoctrineSteps implements ReviewSteps {
     _request: ReviewRequest,
     decisions: readonly Decision[],
   ): Promise<{ plan: ReviewPlan; markdown: string }> {
-    const plan = this.parsed("Planner", planSchema, await this.agent("Planner", "plan", { decisions }));
+    const plan = this.parsed(
+      "Planner",
+      planSchema,
+      await this.agent("Planner", "plan", { decisions }),
+    );
     return { plan, markdown: planMarkdown(plan) };
   }
 
