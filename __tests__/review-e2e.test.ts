@@ -201,37 +201,72 @@ describe("terfyn review (local mode)", () => {
     expect(state(b.runDir).awaiting.hash).not.toBe(first);
   }, 120_000);
 
-  it("a missing command in AGENTS.md stops the run naming it, with a report", async () => {
+  /** The example with its AGENTS.md edited at head (the request follows the new head). */
+  const withAgentsMd = (edit: (text: string) => string) => {
     const b = build();
     const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(agents, readFileSync(agents, "utf8").replace(/^.*typecheck.*$/im, ""));
+    writeFileSync(agents, edit(readFileSync(agents, "utf8")));
     execFileSync(
       "git",
-      ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "drop typecheck"],
+      ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "edit AGENTS.md"],
       { cwd: b.repo },
     );
     const request = JSON.parse(readFileSync(b.request, "utf8"));
     request.head = git(b.repo, "rev-parse", "HEAD");
     writeFileSync(b.request, JSON.stringify(request));
-    const r = await runTerfyn(
-      [
-        "review",
-        "--repo",
-        b.repo,
-        "--request",
-        b.request,
-        "--run-dir",
-        b.runDir,
-        "--model-script",
-        join(EXAMPLE, "model-script.yaml"),
-      ],
+    return b;
+  };
+
+  for (const [what, edit, message] of [
+    [
+      "a missing single-test command",
+      (t: string) => t.replace(/^.*single test.*$/im, ""),
+      "AGENTS.md does not declare: single test",
+    ],
+    [
+      "a single-test command that does not take the test's name",
+      (t: string) => t.replace(/^- single test:.*$/im, "- single test: `node --test`"),
+      "does not take the test's name: write <name> where it goes",
+    ],
+    [
+      "an unknown test report format",
+      (t: string) => `${t}\n- test report: \`xunit\`\n`,
+      "test report `xunit` is not one of: tap, junit <path>, summary",
+    ],
+  ] as const) {
+    it(`${what} stops the run at intake naming it, with a report`, async () => {
+      const b = withAgentsMd(edit);
+      const r = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+      expect(r.code).toBe(1);
+      expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
+      expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain(message);
+    }, 120_000);
+  }
+
+  it("a gate AGENTS.md does not declare is reported, not guessed; a failing lint gate is a failing verdict", async () => {
+    const b = withAgentsMd((t) =>
+      t
+        .replace(/^.*typecheck.*$/im, "")
+        .replace(
+          /^- lint:.*$/im,
+          "- lint: `node -e \"console.error('lint: 1 problem'); process.exit(3)\"`",
+        ),
+    );
+    const start = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+    expect(start.code, start.stderr).toBe(2);
+    await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
       b.repo,
     );
-    expect(r.code).toBe(1);
-    expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
-    expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain(
-      "AGENTS.md does not declare: typecheck",
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(1);
+    const verdict = JSON.parse(readFileSync(join(b.runDir, "verdict-1.json"), "utf8"));
+    expect(verdict).toMatchObject({ status: "fail", reason: "the lint command exited 3" });
+    expect(verdict.gates).toContainEqual({ gate: "typecheck", status: "not declared" });
+    expect(verdict.gates).toContainEqual(
+      expect.objectContaining({ gate: "lint", status: "fail", code: 3 }),
     );
+    expect(verdict.gates).toContainEqual(expect.objectContaining({ gate: "test", status: "pass" }));
   }, 120_000);
 });
 
@@ -531,4 +566,70 @@ describe("extend-only files in local mode", () => {
     writeFileSync(readme, `new first line\n${readFileSync(readme, "utf8")}`);
     expect(await steps.extendOnlyViolations()).toEqual(["AGENTS.md", "README.md"]);
   });
+});
+
+describe("terfyn review: a new test ran, or it did not", () => {
+  const SCRIPT = join(EXAMPLE, "model-script.yaml");
+  const withAgentsMd = (b: ReturnType<typeof build>, edit: (text: string) => string) => {
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(agents, edit(readFileSync(agents, "utf8")));
+    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "edit AGENTS.md");
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    request.head = git(b.repo, "rev-parse", "HEAD");
+    writeFileSync(b.request, JSON.stringify(request));
+  };
+  /** Starts, approves the plan, resumes: the red-tests phase's outcome. */
+  const throughRedTests = async (b: ReturnType<typeof build>, script = SCRIPT) => {
+    const start = await runTerfyn(startArgs(b, script), b.repo);
+    expect(start.code, start.stderr).toBe(2);
+    await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+      b.repo,
+    );
+    return runTerfyn(["review", "--resume", b.runDir], b.repo);
+  };
+
+  it("a single-test command that runs no test (exit 0, no count): stuck at red tests, saying the test did not run", async () => {
+    const b = build();
+    withAgentsMd(b, (t) => t.replace(/^- single test:.*$/im, '- single test: `echo "<name>"`'));
+    const r = await throughRedTests(b);
+    expect(r.code).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain(
+      "the new tests must run and fail, but the output shows these did not run: add returns the sum",
+    );
+    expect(state(b.runDir).reason).toContain("no count of tests run");
+  }, 120_000);
+
+  it("a test the TestWriter named differently from the plan matches nothing: stuck at red tests, not 'passing'", async () => {
+    const b = build();
+    const script = parseYaml(readFileSync(SCRIPT, "utf8")) as {
+      agents: Record<string, { toolCalls?: { input: { content?: string } }[] }[]>;
+    };
+    const write = script.agents.TestWriter?.[0]?.toolCalls?.[0];
+    if (!write?.input.content) throw new Error("the example's TestWriter writes no file");
+    write.input.content = write.input.content.replace("add returns the sum", "add gives the total");
+    const file = join(b.runDir, "..", "renamed.yaml");
+    writeFileSync(file, stringifyYaml(script));
+    const r = await throughRedTests(b, file);
+    expect(r.code).toBe(1);
+    expect(state(b.runDir).reason).toContain("these did not run: add returns the sum");
+  }, 120_000);
+
+  it("a declared TAP report is read for names and counts: the example runs to done with it", async () => {
+    const b = build();
+    withAgentsMd(b, (t) =>
+      t.replace(
+        /^- single test:.*$/im,
+        '- single test: `node --test --test-reporter=tap --test-name-pattern "<name>"`\n- test report: `tap`',
+      ),
+    );
+    const r = await throughRedTests(b);
+    expect(r.code, r.stderr).toBe(2);
+    const red = JSON.parse(readFileSync(join(b.runDir, "red-tests.json"), "utf8"));
+    expect(red.tests[0]).toMatchObject({ test: "add returns the sum", failed: true, ran: true });
+    expect(red.tests[0].evidence).toContain("tap: 1 ran");
+    const verdict = JSON.parse(readFileSync(join(b.runDir, "verdict.json"), "utf8"));
+    expect(verdict).toMatchObject({ status: "pass", new_tests_run: 1 });
+  }, 120_000);
 });

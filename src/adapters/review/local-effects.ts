@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { runAgentStep } from "../../core/engine/interpreter.ts";
@@ -122,6 +122,13 @@ export class LocalWorkTree implements WorkTreePort {
   async readAtHead(path: string): Promise<string | undefined> {
     const { head } = await this.git().fileVersions(path);
     return head?.toString("utf8");
+  }
+
+  async takeFile(path: string): Promise<string | undefined> {
+    const { worktree } = await this.git().fileVersions(path);
+    if (worktree === undefined) return undefined;
+    await rm(join(this.root(), path), { force: true });
+    return worktree.toString("utf8");
   }
 
   trackedChanges(): Promise<string[]> {

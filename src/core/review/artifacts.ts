@@ -19,6 +19,23 @@ const verdictSchema = z.object({
   reason: z.string(),
   evidence: z.string(),
   failure_signature: z.string().optional(),
+  /** Each gate validation ran (tests, format, lint, typecheck), or why it did not. */
+  gates: z
+    .array(
+      z.object({
+        gate: z.string(),
+        command: z.string().optional(),
+        status: z.enum(["pass", "fail", "not declared"]),
+        code: z.number().int().optional(),
+      }),
+    )
+    .optional(),
+  /** What each new test's run showed: whether it ran, and the evidence. */
+  new_tests: z
+    .array(
+      z.object({ test: z.string(), passed: z.boolean(), ran: z.boolean(), evidence: z.string() }),
+    )
+    .optional(),
 });
 
 const provenanceSchema = z.object({
@@ -51,7 +68,16 @@ export const ARTIFACTS = {
   "plan.md": { format: "text", schema: z.string() },
   "red-tests.json": {
     format: "json",
-    schema: z.object({ tests: z.array(z.object({ test: z.string(), failed: z.boolean() })) }),
+    schema: z.object({
+      tests: z.array(
+        z.object({
+          test: z.string(),
+          failed: z.boolean(),
+          ran: z.boolean().optional(),
+          evidence: z.string().optional(),
+        }),
+      ),
+    }),
   },
   /** The latest validation pass; `verdict-<n>.json` keeps each pass, the loop's history. */
   "verdict.json": { format: "json", schema: verdictSchema },
@@ -61,7 +87,14 @@ export const ARTIFACTS = {
     schema: z.object({
       verdict: z.enum(["proven", "vacuous"]),
       vacuous: z.array(z.string()),
-      results: z.array(z.object({ test: z.string(), passed: z.boolean() })),
+      results: z.array(
+        z.object({
+          test: z.string(),
+          passed: z.boolean(),
+          ran: z.boolean().optional(),
+          evidence: z.string().optional(),
+        }),
+      ),
     }),
   },
   /** The commit and the exact reply texts the publish gate approves. */

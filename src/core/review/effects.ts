@@ -65,6 +65,11 @@ export interface WorkTreePort {
    * changed), or undefined when the head has no such file.
    */
   readAtHead(path: string): Promise<string | undefined>;
+  /**
+   * A file a command wrote in the work tree (a test report), read and then removed, so the next
+   * run cannot be judged by it; undefined when there is none.
+   */
+  takeFile(path: string): Promise<string | undefined>;
   /** Tracked files whose content differs from the head. */
   trackedChanges(): Promise<string[]>;
   /** Which of `paths` exist in the work tree untracked (ignored or not). */

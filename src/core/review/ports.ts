@@ -37,6 +37,15 @@ export interface Published {
   tickets: number;
 }
 
+/** One test's run: its outcome, whether the output shows it ran, and that evidence. */
+export type TestResult<K extends "failed" | "passed"> = {
+  test: string;
+  ran?: boolean;
+  evidence?: string;
+} & {
+  [k in K]: boolean;
+};
+
 /** The run directory, as the orchestrator sees it. Adapters refuse writes to reserved names. */
 export interface RunFiles {
   read(name: string): Promise<string | undefined>;
@@ -61,13 +70,13 @@ export interface ReviewSteps {
     decisions: readonly Decision[],
   ): Promise<{ plan: ReviewPlan; markdown: string }>;
   /** Writes the planned tests and runs them: each must fail before any implementation. */
-  writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]>;
+  writeRedTests(plan: ReviewPlan): Promise<TestResult<"failed">[]>;
   /** One implement → validate pass. */
   build(plan: ReviewPlan, iteration: number): Promise<Verdict>;
   /** Files changed so far, relative to the repository. */
   changedFiles(): Promise<string[]>;
   /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */
-  prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]>;
+  prove(plan: ReviewPlan): Promise<TestResult<"passed">[]>;
   compose(decisions: readonly Decision[], plan: ReviewPlan | undefined): Promise<PublishArtifact>;
   /**
    * The run has ended in a terminal state: free what it held (local mode: its own worktree).

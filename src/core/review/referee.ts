@@ -27,6 +27,13 @@ export interface Verdict {
   evidence: string;
   /** A stable fingerprint of the failure (failing test ids + error kind), for "same failure twice". */
   failure_signature?: string;
+  gates?: {
+    gate: string;
+    command?: string;
+    status: "pass" | "fail" | "not declared";
+    code?: number;
+  }[];
+  new_tests?: { test: string; passed: boolean; ran: boolean; evidence: string }[];
 }
 
 export interface RefereeLimits {

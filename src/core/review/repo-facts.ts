@@ -50,9 +50,18 @@ export interface RepoFacts {
    * secret-shaped names are never passed whatever it says (see passableEnvNames).
    */
   environment?: string[];
+  /** How the single-test command reports what ran (`test report:`): tap, junit <path>, or its summary. */
+  testReport?: string;
 }
 
+/** The commands a run cannot do without; the other gates are run when declared and reported when not. */
+export const REQUIRED_FACTS: readonly CommandFact[] = ["test", "single test"];
+
+/** The gates validation runs besides the test suite, when AGENTS.md declares them. */
+export const GATE_FACTS = ["format", "lint", "typecheck"] as const satisfies readonly CommandFact[];
+
 const ENV_KEYS = new Set(["environment", "env", "pass env", "environment variables"]);
+const REPORT_KEYS = new Set(["test report", "test output", "test format"]);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Names a repository may not ask for: credentials of the run, whatever they are called. */
 const SECRET_SHAPED = /TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE/i;
@@ -93,6 +102,11 @@ export function parseAgentsMd(text: string): RepoFacts {
         .split(/[\s,`]+/)
         .filter((n) => n !== "");
       facts.environment = [...(facts.environment ?? []), ...names];
+      continue;
+    }
+    if (kv && REPORT_KEYS.has((kv[1] ?? "").toLowerCase().trim())) {
+      const value = (kv[2] ?? "").trim();
+      facts.testReport ??= (/`([^`]+)`/.exec(value)?.[1] ?? value.split(/\s+\(/)[0] ?? "").trim();
       continue;
     }
     const key = kv ? ALIASES[(kv[1] ?? "").toLowerCase().trim()] : undefined;

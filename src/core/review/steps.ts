@@ -13,17 +13,25 @@ import { type Decision, decisionsSchema, planSchema, type ReviewPlan } from "./d
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import type { ApprovalEntry } from "./gates.ts";
 import { RunEnd } from "./phase.ts";
-import type { PublishArtifact, Published, ReviewSteps, RunFiles } from "./ports.ts";
+import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
 import type { Verdict } from "./referee.ts";
 import {
+  GATE_FACTS,
   isAppendedAtEnd,
   matchesAnyRepoPattern,
   missingFacts,
   parseAgentsMd,
   passableEnvNames,
+  REQUIRED_FACTS,
   type RepoFacts,
 } from "./repo-facts.ts";
 import { parseRequest, provenance, type ReviewRequest, requestSchema } from "./request.ts";
+import {
+  parseTestReportFormat,
+  type TestReportFormat,
+  testEvidence,
+  testRan,
+} from "./test-evidence.ts";
 import { asDataBlock } from "./untrusted-text.ts";
 
 /** The run-directory file where the agents' writes are kept across sessions (not an artifact). */
@@ -38,10 +46,13 @@ export function singleTestInvocation(
   test: string,
 ): { command: string; env: Record<string, string> } {
   return {
-    command: template.replace(/<name>|\{\{name\}\}|\{name\}/g, "$TERFYN_TEST_NAME"),
+    command: template.replace(NAME_PLACEHOLDER, "$TERFYN_TEST_NAME"),
     env: { TERFYN_TEST_NAME: test },
   };
 }
+
+/** Where the single-test command takes the test's name. */
+const NAME_PLACEHOLDER = /<name>|\{\{name\}\}|\{name\}/g;
 
 /** The last lines of a command's output: the evidence a verdict carries. */
 export function outputTail(output: string, lines = 20): string {
@@ -200,15 +211,26 @@ export class DoctrineSteps implements ReviewSteps {
       this.fx.progress(
         `AGENTS.md asks for ${refused.join(", ")} in the environment; refused: a repository never gets the run's credentials`,
       );
-    const missing = missingFacts(facts);
+    const missing = missingFacts(facts, REQUIRED_FACTS);
     if (missing.length > 0)
       throw new RunEnd(
         "bad-input",
         `AGENTS.md does not declare: ${missing.join(", ")}; the run never guesses a command`,
       );
+    // A single-test command that does not take the name runs everything (or nothing) for each test.
+    if (!new RegExp(NAME_PLACEHOLDER.source).test(facts.commands["single test"] ?? ""))
+      throw new RunEnd(
+        "bad-input",
+        `AGENTS.md's single test command \`${facts.commands["single test"]}\` does not take the test's name: write <name> where it goes`,
+      );
+    const report = parseTestReportFormat(facts.testReport);
+    if (typeof report === "string") throw new RunEnd("bad-input", `AGENTS.md: ${report}`);
+    this.report = report;
     this.facts = facts;
     return facts;
   }
+
+  private report: TestReportFormat = { kind: "summary" };
 
   private async passEnv(): Promise<string[]> {
     return passableEnvNames((await this.repoFacts()).environment ?? []).passed;
@@ -367,42 +389,94 @@ export class DoctrineSteps implements ReviewSteps {
     return { plan, markdown: planMarkdown(plan) };
   }
 
-  private async runSingleTest(test: string): Promise<boolean> {
+  /** One planned test through the single-test command: its exit, and whether its output shows it ran. */
+  private async runSingleTest(
+    test: string,
+  ): Promise<{ passed: boolean; ran: boolean; evidence: string }> {
     const { command, env } = singleTestInvocation(await this.command("single test"), test);
-    return (await this.sh(command, env)).code === 0;
+    const tree = await this.tree();
+    // A report left by an earlier run must not count for this one.
+    if (this.report.kind === "junit") await tree.takeFile(this.report.path);
+    const r = await this.sh(command, env);
+    const xml = this.report.kind === "junit" ? await tree.takeFile(this.report.path) : undefined;
+    const e = testEvidence(this.report, test, r.output, xml);
+    const ran = testRan(e);
+    const count = e.ran === undefined ? "no count of tests run" : `${e.ran} ran`;
+    const named = e.named === false ? `, none named ${JSON.stringify(test)}` : "";
+    return {
+      passed: r.code === 0,
+      ran,
+      evidence: `exit ${r.code}${r.timedOut ? " (timed out)" : ""}; ${e.source}: ${count}${named} (${e.detail})`,
+    };
   }
 
-  async writeRedTests(plan: ReviewPlan): Promise<{ test: string; failed: boolean }[]> {
+  async writeRedTests(plan: ReviewPlan): Promise<TestResult<"failed">[]> {
     await this.agent("TestWriter", "red-tests", plan, plan.test_files);
-    const out: { test: string; failed: boolean }[] = [];
-    for (const test of plan.tests) out.push({ test, failed: !(await this.runSingleTest(test)) });
+    const out: TestResult<"failed">[] = [];
+    for (const test of plan.tests) {
+      const r = await this.runSingleTest(test);
+      out.push({ test, failed: !r.passed, ran: r.ran, evidence: r.evidence });
+    }
     return out;
   }
 
   async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
     await this.agent("Builder", `build-${iteration}`, plan, plan.files);
+    const facts = await this.repoFacts();
     const suite = await this.sh(await this.command("test"));
-    let newTestsRun = 0;
-    for (const test of plan.tests) if (await this.runSingleTest(test)) newTestsRun++;
-    const tail = outputTail(suite.output);
-    if (suite.code === 0)
+    const gates: NonNullable<Verdict["gates"]> = [
+      {
+        gate: "test",
+        command: facts.commands.test,
+        status: suite.code === 0 ? "pass" : "fail",
+        code: suite.code,
+      },
+    ];
+    // Every other gate the repository declares runs too; one it does not declare is reported.
+    let failedGate: { gate: string; code: number; output: string; timedOut: boolean } | undefined;
+    for (const gate of GATE_FACTS) {
+      const command = facts.commands[gate];
+      if (!command) {
+        gates.push({ gate, status: "not declared" });
+        continue;
+      }
+      const r = await this.sh(command);
+      gates.push({ gate, command, status: r.code === 0 ? "pass" : "fail", code: r.code });
+      if (r.code !== 0 && !failedGate) failedGate = { gate, ...r };
+    }
+    const newTests: NonNullable<Verdict["new_tests"]> = [];
+    for (const test of plan.tests) newTests.push({ test, ...(await this.runSingleTest(test)) });
+    const newTestsRun = newTests.filter((t) => t.passed && t.ran).length;
+    const common = {
+      tests_run: plan.tests.length,
+      new_tests_run: newTestsRun,
+      gates,
+      new_tests: newTests,
+    };
+    if (suite.code === 0 && !failedGate)
       return {
         status: "pass",
-        tests_run: plan.tests.length,
-        new_tests_run: newTestsRun,
-        reason: "the test command passed",
-        evidence: tail,
+        ...common,
+        reason:
+          newTestsRun === plan.tests.length
+            ? "every declared gate passed"
+            : `every declared gate passed, but ${plan.tests.length - newTestsRun} new test(s) show no evidence of running`,
+        evidence: outputTail(suite.output),
       };
+    const failing =
+      suite.code !== 0
+        ? { gate: "test", ...suite }
+        : (failedGate as NonNullable<typeof failedGate>);
+    const tail = outputTail(failing.output);
     return {
       status: "fail",
       failure_class: "tactical",
-      tests_run: plan.tests.length,
-      new_tests_run: newTestsRun,
-      reason: suite.timedOut
-        ? "the test command timed out"
-        : `the test command exited ${suite.code}`,
+      ...common,
+      reason: failing.timedOut
+        ? `the ${failing.gate} command timed out`
+        : `the ${failing.gate} command exited ${failing.code}`,
       evidence: tail,
-      failure_signature: failureSignature(suite.code, tail),
+      failure_signature: failureSignature(failing.code, `${failing.gate}\n${tail}`),
     };
   }
 
@@ -423,12 +497,12 @@ export class DoctrineSteps implements ReviewSteps {
     return [...new Set([...(await tree.trackedChanges()), ...created])].sort();
   }
 
-  async prove(plan: ReviewPlan): Promise<{ test: string; passed: boolean }[]> {
+  async prove(plan: ReviewPlan): Promise<TestResult<"passed">[]> {
     const tree = await this.tree();
-    const results: { test: string; passed: boolean }[] = [];
+    const results: TestResult<"passed">[] = [];
     const putBack = await tree.revert(plan.files);
     try {
-      for (const test of plan.tests) results.push({ test, passed: await this.runSingleTest(test) });
+      for (const test of plan.tests) results.push({ test, ...(await this.runSingleTest(test)) });
     } finally {
       await putBack();
     }

@@ -10,6 +10,14 @@ export const redTestsPhase: PhaseDefinition<"red-tests"> = {
     const plan = await ctx.read("plan.json");
     const results = await ctx.ports.steps.writeRedTests(plan);
     await ctx.write("red-tests.json", { tests: results });
+    // First: did they run at all? A command that ran no test (a renamed test, a pattern matching
+    // nothing) exits 0 or fails without any test having failed.
+    const notRun = results.filter((r) => r.ran === false);
+    if (notRun.length > 0)
+      return end(
+        "stuck",
+        `the new tests must run and fail, but the output shows these did not run: ${notRun.map((r) => `${r.test} (${r.evidence ?? "no evidence"})`).join("; ")}`,
+      );
     const passing = results.filter((r) => !r.failed).map((r) => r.test);
     if (passing.length > 0)
       return end(
