@@ -6,7 +6,8 @@
  * - reads open the file, then check the *opened* file's real path (via /proc/self/fd, or a
  *   realpath + inode comparison where /proc is absent) is inside the root;
  * - writes never follow a symlink at the final component (O_NOFOLLOW), never block on a FIFO,
- *   create parents only inside the root, check the opened file before truncating or writing a
+ *   walk and create parents through directory descriptors (no symlink followed at any step, so
+ *   a component swapped mid-walk cannot redirect a mkdir), check the opened file before truncating or writing a
  *   byte, refuse a file with other hard links (its inode may be shared with a file outside),
  *   and remove a file they created outside the root if a swap got one there;
  * - no path may have a `.git` component, in any case (`.git/config`, `.GIT/hooks/x`,
@@ -17,8 +18,8 @@
  *   in its own process group, with a stripped environment.
  */
 import { spawn } from "node:child_process";
-import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, readlink, realpath, stat, unlink } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { lstat, mkdir, open, readlink, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
 
 export interface WorkspaceConfig {
@@ -44,6 +45,11 @@ export interface WorkspaceConfig {
 }
 
 export class SandboxViolation extends Error {}
+
+/** Whether directories can be used by descriptor (`/proc/self/fd/N/name`, Linux). */
+const HAS_PROC_FD = existsSync("/proc/self/fd");
+/** Symlinked parents (inside the root) resolved in one write before it is refused. */
+const MAX_SYMLINK_HOPS = 8;
 
 export class WorkspaceTool {
   readonly #written = new Set<string>();
@@ -196,31 +202,137 @@ export class WorkspaceTool {
       throw new SandboxViolation(
         `writing ${parts.join("/")} is denied: this step may write only ${writable.length > 0 ? writable.join(", ") : "nothing"}`,
       );
-    // Parents: each must be a directory whose real path stays inside the root; create the missing ones.
+    // Parents are walked and created through directory descriptors, never by path: a component
+    // swapped for a symlink between our check and our use cannot redirect a mkdir or the open.
+    const parents = await this.openParents(parts);
+    const abs = join(parents.path, parts[parts.length - 1] as string);
+    try {
+      return await this.writeIn(abs, parts, content);
+    } finally {
+      await parents.close();
+    }
+  }
+
+  /**
+   * Opens (creating what is missing) the directory that will hold `parts`' last component.
+   *
+   * Where /proc/self/fd exists, each component is opened with O_DIRECTORY | O_NOFOLLOW relative
+   * to the descriptor of the one before (`/proc/self/fd/N/part` is resolved from the open
+   * directory itself, like openat), and created with mkdir through the same descriptor, so no
+   * symlink is followed at any step and a swap can only make the step fail. After each step the
+   * descriptor's real path must still be inside the root. A component that already is a symlink
+   * is resolved once: when its target is inside the root, the walk restarts from the root along
+   * the target's real components (themselves opened without following), else it is refused.
+   *
+   * Without /proc each component is created by path and then re-verified (lstat: a directory,
+   * not a symlink; real path inside the root); a directory a swap got created outside is removed.
+   */
+  private async openParents(
+    parts: string[],
+  ): Promise<{ path: string; close: () => Promise<void> }> {
+    const shown = parts.join("/");
+    const notDir = (part: string) =>
+      new SandboxViolation(`${shown}: ${part} is not a directory inside the workspace root`);
+    if (!HAS_PROC_FD) return { path: await this.verifiedParents(parts), close: async () => {} };
+    const dirFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+    let todo = parts.slice(0, -1);
+    let hops = 0;
+    let dir = await open(this.rootReal, dirFlags);
+    try {
+      while (todo.length > 0) {
+        const part = todo[0] as string;
+        const at = `/proc/self/fd/${dir.fd}/${part}`;
+        let next: import("node:fs/promises").FileHandle | undefined;
+        try {
+          next = await open(at, dirFlags);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") {
+            try {
+              await mkdir(at);
+            } catch (e2) {
+              if ((e2 as NodeJS.ErrnoException).code !== "EEXIST")
+                throw new SandboxViolation(
+                  `cannot create ${part} for ${shown}: ${(e2 as NodeJS.ErrnoException).code}`,
+                );
+            }
+            // Opened again without following: if a symlink took the new name, this fails.
+            try {
+              next = await open(at, dirFlags);
+            } catch {
+              throw notDir(part);
+            }
+          } else if (
+            (code === "ELOOP" || code === "ENOTDIR") &&
+            (await lstat(at).catch(() => undefined))?.isSymbolicLink()
+          ) {
+            // An existing symlink: allowed only when it resolves to a directory inside the root,
+            // and then never followed: the walk starts again at the root along its real path.
+            const real = await realpath(at).catch(() => undefined);
+            if (real === undefined || !this.inside(real) || ++hops > MAX_SYMLINK_HOPS)
+              throw notDir(part);
+            const rel =
+              real === this.rootReal ? [] : real.slice(this.rootReal.length + 1).split(sep);
+            if (rel.some((p) => p.toLowerCase() === ".git"))
+              throw new SandboxViolation(
+                `${shown}: ${part} leads into .git; git's own files are never written through the workspace`,
+              );
+            await dir.close();
+            dir = await open(this.rootReal, dirFlags);
+            todo = [...rel, ...todo.slice(1)];
+            continue;
+          } else {
+            throw notDir(part);
+          }
+        }
+        await dir.close();
+        dir = next;
+        const real = await readlink(`/proc/self/fd/${dir.fd}`).catch(() => undefined);
+        if (real === undefined || !this.inside(real))
+          throw new SandboxViolation(`${shown} resolves outside the workspace root`);
+        todo = todo.slice(1);
+      }
+    } catch (e) {
+      await dir.close();
+      throw e;
+    }
+    const held = dir;
+    return { path: `/proc/self/fd/${held.fd}`, close: () => held.close() };
+  }
+
+  /** The fallback without /proc: create each parent by path, then re-verify it. */
+  private async verifiedParents(parts: string[]): Promise<string> {
+    const shown = parts.join("/");
     let dir = this.rootReal;
     for (const part of parts.slice(0, -1)) {
       const next = join(dir, part);
-      let st: Stats | undefined;
+      let made = false;
       try {
-        st = await lstat(next);
-      } catch {
-        st = undefined;
-      }
-      if (st === undefined) {
         await mkdir(next);
-      } else if (st.isSymbolicLink() || !st.isDirectory()) {
-        const real = await realpath(next).catch(() => undefined);
-        if (real === undefined || !this.inside(real) || !(await stat(real)).isDirectory()) {
+        made = true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
           throw new SandboxViolation(
-            `${parts.join("/")}: ${part} is not a directory inside the workspace root`,
+            `cannot create ${part} for ${shown}: ${(e as NodeJS.ErrnoException).code}`,
           );
-        }
       }
-      dir = await realpath(next);
-      if (!this.inside(dir))
-        throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
+      const st = await lstat(next).catch(() => undefined);
+      const real = await realpath(next).catch(() => undefined);
+      if (real !== undefined && made && !this.inside(real)) await rmdir(real).catch(() => {});
+      if (st === undefined || real === undefined || !this.inside(real))
+        throw new SandboxViolation(
+          `${shown}: ${part} is not a directory inside the workspace root`,
+        );
+      if (!st.isDirectory() && !(st.isSymbolicLink() && (await stat(real)).isDirectory()))
+        throw new SandboxViolation(
+          `${shown}: ${part} is not a directory inside the workspace root`,
+        );
+      dir = real;
     }
-    const abs = join(dir, parts[parts.length - 1] as string);
+    return dir;
+  }
+
+  private async writeIn(abs: string, parts: string[], content: string): Promise<string> {
     await this.config.beforeOpen?.(abs);
     let handle: import("node:fs/promises").FileHandle;
     let created = true;
