@@ -40,6 +40,11 @@ export interface WorkspaceConfig {
   passEnv?: readonly string[];
   /** Where passEnv values come from. Default: none. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Aborted when the run is interrupted: a running test command's process group gets SIGTERM,
+   * then SIGKILL after a grace period; no new command starts.
+   */
+  signal?: AbortSignal;
   /** Test seam: runs after the checks and before the open, to swap paths underneath. */
   beforeOpen?: (absolutePath: string) => Promise<void> | void;
 }
@@ -82,31 +87,66 @@ export class WorkspaceTool {
   }
 
   async execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }> {
+    const { ok, result } = await this.executeWithSummary(operation, input);
+    return { ok, result };
+  }
+
+  /**
+   * `execute`, plus one line on how the call ended for the run's progress output: what was
+   * read or written, `refused by the sandbox: …`, or whether the tests passed.
+   */
+  async executeWithSummary(
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result: unknown; summary: string }> {
     const args = (input ?? {}) as Record<string, unknown>;
     try {
       switch (operation) {
-        case "read_file":
-          return { ok: true, result: { content: await this.readFile(args.path) } };
-        case "write_file":
-          if (typeof args.content !== "string")
-            throw new SandboxViolation("content must be a string");
+        case "read_file": {
+          const content = await this.readFile(args.path);
           return {
             ok: true,
-            result: {
-              written: await this.writeFile(args.path, args.content),
-              bytes: Buffer.byteLength(args.content),
-            },
+            result: { content },
+            summary: `read ${String(args.path)} (${Buffer.byteLength(content)} bytes)`,
           };
-        case "run_tests":
-          return { ok: true, result: await this.runTests() };
+        }
+        case "write_file": {
+          if (typeof args.content !== "string")
+            throw new SandboxViolation("content must be a string");
+          const written = await this.writeFile(args.path, args.content);
+          const bytes = Buffer.byteLength(args.content);
+          return {
+            ok: true,
+            result: { written, bytes },
+            summary: `wrote ${written} (${bytes} bytes)`,
+          };
+        }
+        case "run_tests": {
+          const r = await this.runTests();
+          const summary = r.timed_out
+            ? "tests timed out (the process group was killed)"
+            : r.passed
+              ? "tests passed (exit 0)"
+              : `tests failed (exit ${r.exit_code ?? "by signal"})`;
+          return { ok: true, result: r, summary };
+        }
         default:
           return {
             ok: false,
             result: { error: `the workspace tool has no operation ${operation}` },
+            summary: `failed: no operation ${operation}`,
           };
       }
     } catch (e) {
-      return { ok: false, result: { error: (e as Error).message } };
+      const message = (e as Error).message;
+      return {
+        ok: false,
+        result: { error: message },
+        summary:
+          e instanceof SandboxViolation
+            ? `refused by the sandbox: ${message}`
+            : `failed: ${message}`,
+      };
     }
   }
 
@@ -395,6 +435,9 @@ export class WorkspaceTool {
       throw new SandboxViolation("no test command is configured for the workspace tool");
     const cap = this.config.outputCapBytes ?? 64 * 1024;
     const timeout = this.config.testTimeoutMs ?? 10 * 60 * 1000;
+    const signal = this.config.signal;
+    if (signal?.aborted)
+      throw new Error("the run is being interrupted; the test command was not started");
     return new Promise((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", command], {
         cwd: this.rootReal,
@@ -416,18 +459,28 @@ export class WorkspaceTool {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          child.kill("SIGKILL");
-        }
+        killGroup(child.pid, "SIGKILL", () => child.kill("SIGKILL"));
       }, timeout);
-      child.on("error", (e) => {
+      let grace: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        killGroup(child.pid, "SIGTERM", () => child.kill("SIGTERM"));
+        grace = setTimeout(() => killGroup(child.pid, "SIGKILL", () => {}), ABORT_GRACE_MS);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const done = () => {
         clearTimeout(timer);
+        clearTimeout(grace);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      // When the command returns, whatever it left running in its group goes with it (a
+      // background child would otherwise outlive the call, holding the output pipes open).
+      child.on("exit", () => killGroup(child.pid, "SIGKILL", () => {}));
+      child.on("error", (e) => {
+        done();
         reject(new Error(`cannot run the test command: ${e.message}`));
       });
       child.on("close", (code) => {
-        clearTimeout(timer);
+        done();
         resolve({
           exit_code: code,
           passed: code === 0 && !timedOut,
@@ -438,6 +491,19 @@ export class WorkspaceTool {
         });
       });
     });
+  }
+}
+
+/** After SIGTERM on interruption, how long a test command's group has before SIGKILL. */
+const ABORT_GRACE_MS = 2000;
+
+/** Signals a whole process group; `fallback` when there is no group to signal. */
+function killGroup(pid: number | undefined, sig: NodeJS.Signals, fallback: () => void): void {
+  try {
+    if (pid === undefined) fallback();
+    else process.kill(-pid, sig);
+  } catch {
+    fallback();
   }
 }
 

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunStore } from "../../adapters/fs/run-store.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { takeRunLock } from "./run-directory.ts";
@@ -77,7 +78,7 @@ async function approveLocked(
   });
   const shown = relative(io.cwd, dir) || dir;
   io.stdout(
-    `approved ${state.awaiting.label} (${hash}) in run ${state.run_id}\nresume with: terfyn run --resume ${shown}\n`,
+    `approved ${escapeTerminalText(state.awaiting.label)} (${hash}) in run ${escapeTerminalText(state.run_id)}\nresume with: terfyn run --resume ${escapeTerminalText(shown)}\n`,
   );
   return 0;
 }

@@ -15,6 +15,7 @@ import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
 import { nestingProblem } from "../../core/nesting.ts";
+import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
   environmentDrift,
@@ -378,6 +379,8 @@ interface ExecuteInput {
 interface Prepared {
   script: ScriptedModel | undefined;
   tools: import("../../core/engine/ports.ts").ToolPort;
+  /** Aborted on SIGINT/SIGTERM while the run executes; the tools kill their process groups. */
+  interrupt: AbortController;
 }
 
 /** Everything that can be wrong before a run starts: the model script, sandbox root, test command. */
@@ -389,8 +392,14 @@ async function prepare(
   io: CliIo,
 ): Promise<Prepared> {
   const script = scriptPath !== undefined ? await ScriptedModel.load(scriptPath) : undefined;
-  const tools = await buildToolPort(project, program, { projectRoot, cwd: io.cwd, env: io.env });
-  return { script, tools };
+  const interrupt = new AbortController();
+  const tools = await buildToolPort(project, program, {
+    projectRoot,
+    cwd: io.cwd,
+    env: io.env,
+    signal: interrupt.signal,
+  });
+  return { script, tools, interrupt };
 }
 
 async function execute(x: ExecuteInput): Promise<number> {
@@ -399,6 +408,7 @@ async function execute(x: ExecuteInput): Promise<number> {
   const state = { ...x.state };
   delete state.awaiting;
   let lastCheckpoint = 0;
+  const watch = watchSignals(io, x.prepared.interrupt);
   try {
     const { script, tools } = x.prepared;
     const approvals = new Set((await store.readApprovals()).map((a) => a.hash));
@@ -409,6 +419,7 @@ async function execute(x: ExecuteInput): Promise<number> {
       input: x.args[0],
       history: x.history,
       approvals,
+      signal: x.prepared.interrupt.signal,
       ports: {
         model: new ModelRouter({
           ...(script ? { script } : {}),
@@ -432,7 +443,7 @@ async function execute(x: ExecuteInput): Promise<number> {
         progress: (line) => io.stderr(`terfyn: ${escapeTerminalText(line)}\n`),
       },
     });
-    return await finish(io, store, state, outcome, now);
+    return await finish(io, store, state, outcome, now, watch.received);
   } catch (e) {
     // Bad input found while running (a damaged approvals log) is the user's to fix: the run
     // is left as it was, not marked failed.
@@ -447,8 +458,45 @@ async function execute(x: ExecuteInput): Promise<number> {
     io.stderr(`terfyn run: failed: ${escapeTerminalText(message)}\n`);
     return 1;
   } finally {
+    watch.dispose();
     store.close();
   }
+}
+
+/**
+ * SIGINT and SIGTERM while a run executes: the first stops the run at its next boundary (a
+ * running tool's process group is killed; see finish), a second one exits at once.
+ */
+function watchSignals(
+  io: CliIo,
+  interrupt: AbortController,
+): { received: NodeJS.Signals | undefined; dispose: () => void } {
+  const watch = {
+    received: undefined as NodeJS.Signals | undefined,
+    dispose: () => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+    },
+  };
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    const handler = () => {
+      if (watch.received !== undefined) {
+        io.stderr(`terfyn: ${sig} again: exiting now; the run can still be resumed\n`);
+        process.exit(signalExitCode(sig));
+      }
+      watch.received = sig;
+      io.stderr(`terfyn: ${sig}: stopping the run (a running tool's process group is killed)\n`);
+      interrupt.abort();
+    };
+    handlers.set(sig, handler);
+    process.on(sig, handler);
+  }
+  return watch;
+}
+
+/** The shell's convention: 128 + the signal number. */
+function signalExitCode(sig: NodeJS.Signals): number {
+  return sig === "SIGTERM" ? 143 : 130;
 }
 
 const CHECKPOINT_INTERVAL_MS = 100;
@@ -461,6 +509,7 @@ async function finish(
   state: RunState,
   outcome: RunOutcome,
   now: () => string,
+  signal: NodeJS.Signals | undefined,
 ): Promise<number> {
   state.updated_at = now();
   const dir = relative(io.cwd, store.dir) || store.dir;
@@ -480,12 +529,42 @@ async function finish(
         step: outcome.step,
         label: outcome.label,
         kind: outcome.kind,
+        subject: outcome.subject,
       };
       await store.writeState(state);
+      // What the approver reads is what runs: the operation and every input field, in full
+      // (a long value folded with its size and sha256; `runs show DIR --json` has it whole).
       io.stderr(
-        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
+        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n${renderApprovalSubject(
+          outcome.subject,
+          { runDir: dir },
+        )
+          .map((l) => `${l}\n`)
+          .join(
+            "",
+          )}  approve with: terfyn approve --run ${escapeTerminalText(dir)} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${escapeTerminalText(dir)}\n`,
       );
       return 2;
+    case "interrupted": {
+      const sig = signal ?? "SIGINT";
+      const call = outcome.in_flight;
+      const inDoubt = call !== undefined && !call.idempotent;
+      await store.append({
+        type: "run.interrupted",
+        signal: sig,
+        step: outcome.step,
+        ...(call ? { in_flight: { ...call, in_doubt: inDoubt } } : {}),
+      });
+      state.status = "interrupted";
+      state.error = call
+        ? `interrupted by ${sig} during ${call.tool} (${call.key}): ${inDoubt ? "it is not idempotent and may have had its effect, so a resume stops there in doubt" : "idempotent, so a resume issues it again"}`
+        : `interrupted by ${sig}`;
+      await store.writeState(state);
+      io.stderr(
+        `terfyn: ${escapeTerminalText(state.error)}\n  resume with: terfyn run --resume ${escapeTerminalText(dir)}\n`,
+      );
+      return signalExitCode(sig);
+    }
     case "in-doubt":
       state.status = "in-doubt";
       state.error = outcome.error;
