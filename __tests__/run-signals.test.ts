@@ -208,6 +208,28 @@ describe("terfyn run under SIGINT and SIGTERM", () => {
     expect(JSON.parse(resumed.stdout)).toEqual({ task: "done" });
   }, 60_000);
 
+  it("a second SIGINT exits at once, still killing a group that ignores SIGTERM", async () => {
+    const { dir, ws } = project("tool.workspace.run_tests");
+    const env = {
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "trap '' TERM; sleep 300 & echo \"$$ $!\" > started; wait",
+    };
+    const run = start(runArgs(dir), dir, env);
+    await until("the test command to start", () => existsSync(join(ws, "started")));
+    const [shell, bg] = readFileSync(join(ws, "started"), "utf8").trim().split(" ").map(Number);
+    pids.push(shell as number, bg as number);
+    run.child.kill("SIGINT");
+    await until("the first SIGINT to be seen", () => run.stderr().includes("SIGINT: stopping"));
+    const t = Date.now();
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(Date.now() - t).toBeLessThan(1500);
+    expect(r.stderr).toContain("SIGINT again: exiting now");
+    expect(await gone(shell as number), "the SIGTERM-proof shell survived").toBe(true);
+    expect(await gone(bg as number), "its background child survived").toBe(true);
+  }, 60_000);
+
   it("run_tests kills what the test command left running when it returns", async () => {
     const { dir, ws } = project("tool.workspace.run_tests");
     // The background sleep keeps the output pipes open too: without the group kill the call

@@ -15,6 +15,7 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { CommandReach } from "../../core/model/project.ts";
+import { trackProcessGroup } from "./process-groups.ts";
 
 export interface CommandOperation extends CommandReach {
   /** argv[0], resolved to an absolute path. */
@@ -153,6 +154,7 @@ export class CommandTool {
         env: { ...this.config.env },
         argv0: op.argv[0] as string,
       });
+      const untrack = trackProcessGroup(child.pid);
       const out: Buffer[] = [];
       let outBytes = 0;
       let truncated = false;
@@ -196,11 +198,13 @@ export class CommandTool {
       child.on("exit", () => killGroup(child.pid, () => {}));
       child.on("error", (e) => {
         settle();
+        untrack();
         fail(new Error(`cannot run ${op.argv[0]}: ${e.message}`));
       });
       child.on("close", (code, signal) => {
         settle();
         killGroup(child.pid, () => {});
+        untrack();
         const text = Buffer.concat(out).toString("utf8");
         done({
           exit_code: code,

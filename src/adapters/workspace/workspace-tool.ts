@@ -21,6 +21,7 @@ import { spawn } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
+import { trackProcessGroup } from "../tools/process-groups.ts";
 
 export interface WorkspaceConfig {
   root: string;
@@ -452,6 +453,7 @@ export class WorkspaceTool {
           CI: "true",
         },
       });
+      const untrack = trackProcessGroup(child.pid);
       const out = new CappedBuffer(cap);
       const err = new CappedBuffer(cap);
       child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -468,6 +470,7 @@ export class WorkspaceTool {
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       const done = () => {
+        untrack();
         clearTimeout(timer);
         clearTimeout(grace);
         signal?.removeEventListener("abort", onAbort);

@@ -9,6 +9,7 @@ import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import { killLiveProcessGroups } from "../../adapters/tools/process-groups.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
 import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
@@ -39,8 +40,18 @@ reads and writes stay inside the sandbox root; gated grants and approve statemen
 run until \`terfyn approve\`. Every step and effect is journaled, and --resume continues
 without repeating a completed effect.
 
-Progress goes to stderr; the workflow's result is printed as JSON on stdout.
-Exit 0 completed, 2 awaiting approval, 1 failed, in doubt, or bad input.
+Progress goes to stderr (each call, and how it ended: refused by the sandbox or by its input
+schema, tests passed or failed); the workflow's result is printed as JSON on stdout. A pause
+shows exactly what is approved: the operation and every input field, a long value folded with
+its size and sha256 (\`terfyn runs show RUN_DIR --json\` has it in full).
+
+SIGINT or SIGTERM stops the run: a running tool's process group is killed (SIGTERM, then
+SIGKILL after 2 s; a second signal kills it and exits at once), the interruption is journaled,
+and the resume command is printed. A cut-short call that is not idempotent may have had its
+effect, so resuming stops there as in doubt; an idempotent one is issued again.
+
+Exit 0 completed, 2 awaiting approval, 1 failed, in doubt, or bad input, 130 interrupted by
+SIGINT, 143 by SIGTERM.
 
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
@@ -482,6 +493,7 @@ function watchSignals(
     const handler = () => {
       if (watch.received !== undefined) {
         io.stderr(`terfyn: ${sig} again: exiting now; the run can still be resumed\n`);
+        killLiveProcessGroups("SIGKILL");
         process.exit(signalExitCode(sig));
       }
       watch.received = sig;
