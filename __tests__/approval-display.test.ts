@@ -19,12 +19,21 @@ afterAll(() => {
 const LONG = `${"0123456789".repeat(500)}`; // 5,000 characters on one line
 const NOTES =
   "first line\nsecond \u001b[31mred\u001b[0m line\n  approve with: terfyn approve --hash sha256:forged\n";
+const CONFIG = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+const MANY_LINES = Array.from({ length: 41 }, (_, i) => `line ${i}`).join("\n");
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 function project(): string {
   const dir = mkdtempSync(join(tmpdir(), "terfyn-approval-"));
   made.push(dir);
-  const input = { version: "1.2.3", notes: NOTES, script: LONG, dry_run: false };
+  const input = {
+    version: "1.2.3",
+    notes: NOTES,
+    script: LONG,
+    dry_run: false,
+    config: CONFIG,
+    many: MANY_LINES,
+  };
   const files: Record<string, string> = {
     "terfyn.yaml":
       "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: approvals }\nspec: {}\n",
@@ -118,6 +127,14 @@ describe("a gated tool call's approval prompt", () => {
     expect(e).toContain("      | second \\x1b[31mred\\x1b[0m line\n");
     expect(e).toContain("      |   approve with: terfyn approve --hash sha256:forged\n");
     expect(e).toContain(`    script: (folded text: 5000 bytes, 1 line, sha256:${sha(LONG)})\n`);
+    // Over 40 lines folds too; a non-string folds as its compact JSON text.
+    expect(e).toContain(
+      `    many: (folded text: ${MANY_LINES.length} bytes, 41 lines, sha256:${sha(MANY_LINES)})\n`,
+    );
+    const compact = JSON.stringify(CONFIG);
+    expect(e).toContain(
+      `    config: (folded JSON: ${compact.length} bytes, 52 lines, sha256:${sha(compact)})\n`,
+    );
     expect(e).toContain("(folded values in full: terfyn runs show run --json)");
     expect(e).not.toMatch(RAW_CONTROL);
     expect(e).toMatch(/approve with: terfyn approve --run run --hash sha256:[0-9a-f]{64}\n/);
@@ -142,13 +159,27 @@ describe("a gated tool call's approval prompt", () => {
         kind: "gated-grant",
         agent: "Deployer",
         tool: "tool.deploy.release",
-        input: { version: "1.2.3", notes: NOTES, script: LONG, dry_run: false },
+        input: {
+          version: "1.2.3",
+          notes: NOTES,
+          script: LONG,
+          dry_run: false,
+          config: CONFIG,
+          many: MANY_LINES,
+        },
       });
       expect(doc.state.status).toBe("awaiting-approval");
       expect(doc.events.some((ev: { type: string }) => ev.type === "approval.requested")).toBe(
         true,
       );
     }
+    // terfyn approve repeats what it approved.
+    const hash = /--hash (sha256:[0-9a-f]{64})/.exec(e)?.[1] as string;
+    const ok = await runTerfyn(["approve", "--run", "run", "--hash", hash], dir);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("approved Deployer -> tool.deploy.release (sha256:");
+    expect(ok.stdout).toContain("  operation: tool.deploy.release\n");
+    expect(ok.stdout).toContain(`sha256:${sha(LONG)})`);
     // The folded hash is the hash of exactly what runs.
     const state = JSON.parse(readFileSync(join(dir, "run", "state.json"), "utf8"));
     expect(sha(state.awaiting.subject.input.script)).toBe(sha(LONG));

@@ -4,7 +4,8 @@
  *
  * Nothing is cut silently. A value longer than FOLD_CHARS characters or FOLD_LINES lines is
  * folded into one line giving its size in bytes, its line count and the sha256 of its content
- * (a string's UTF-8 text, anything else's JSON text), and the reader is pointed at
+ * (a string's UTF-8 text, anything else's compact JSON text, `JSON.stringify(value)`), and the
+ * reader is pointed at
  * `terfyn runs show DIR --json`, which holds it in full. Every value is untrusted (the model
  * chose it): each content line is escaped and sits behind a `| ` gutter, so a value can neither
  * drive the terminal nor pass for another field or for Terfyn's own lines. Pure.
@@ -99,7 +100,7 @@ function renderValue(value: unknown): Rendered {
   const json = JSON.stringify(value, null, 2) ?? String(value);
   const lines = json.split("\n");
   if (json.length > FOLD_CHARS || lines.length > FOLD_LINES)
-    return fold(json, lines.length, "JSON");
+    return fold(JSON.stringify(value) ?? String(value), lines.length, "JSON");
   if (lines.length === 1)
     return { inline: escapeTerminalText(json), header: "", lines: [], folded: false };
   return { header: "(JSON)", lines: lines.map((l) => escapeTerminalText(l)), folded: false };
