@@ -42,6 +42,7 @@ export const DIAGNOSTIC_CODES = {
   TF2012: { severity: "error", title: "invalid http URL template" },
   TF2013: { severity: "error", title: "adapter settings missing or misplaced" },
   TF2014: { severity: "error", title: "unsafe http header" },
+  TF2015: { severity: "error", title: "name not writable in .agent" },
   TF3001: { severity: "error", title: "unknown agent or workflow" },
   TF3002: { severity: "error", title: "unknown tool" },
   TF3003: { severity: "error", title: "unknown tool operation" },

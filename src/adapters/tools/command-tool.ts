@@ -15,6 +15,7 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { CommandReach } from "../../core/model/project.ts";
+import { trackProcessGroup } from "./process-groups.ts";
 
 export interface CommandOperation extends CommandReach {
   /** argv[0], resolved to an absolute path. */
@@ -28,6 +29,8 @@ export interface CommandToolConfig {
   env: Record<string, string>;
   maxOutputBytes: number;
   operations: Map<string, CommandOperation>;
+  /** Aborted when the run is interrupted: a running command's group gets SIGTERM, then SIGKILL. */
+  signal?: AbortSignal;
 }
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -86,7 +89,10 @@ export async function resolveProgram(
 export class CommandTool {
   constructor(private readonly config: CommandToolConfig) {}
 
-  async execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }> {
+  async execute(
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result: unknown; summary?: string }> {
     const op = this.config.operations.get(operation);
     if (!op)
       return {
@@ -100,11 +106,27 @@ export class CommandTool {
       return { ok: false, result: { error: (e as Error).message } };
     }
     const stdin = op.inputAs === "stdin" ? `${JSON.stringify(input ?? {})}\n` : "";
+    if (this.config.signal?.aborted)
+      return {
+        ok: false,
+        result: { error: "the run is being interrupted; the command was not started" },
+      };
     try {
       const r = await this.spawn(op, [...op.argv.slice(1), ...args], stdin);
-      return { ok: r.exit_code === 0 && !r.timed_out, result: r };
+      const summary = r.timed_out
+        ? "timed out (the process group was killed)"
+        : r.exit_code === 0
+          ? "exit 0"
+          : r.exit_code === null
+            ? `killed by ${r.signal ?? "a signal"}`
+            : `failed (exit ${r.exit_code})`;
+      return { ok: r.exit_code === 0 && !r.timed_out, result: r, summary };
     } catch (e) {
-      return { ok: false, result: { error: (e as Error).message } };
+      return {
+        ok: false,
+        result: { error: (e as Error).message },
+        summary: `failed: ${(e as Error).message}`,
+      };
     }
   }
 
@@ -132,6 +154,7 @@ export class CommandTool {
         env: { ...this.config.env },
         argv0: op.argv[0] as string,
       });
+      const untrack = trackProcessGroup(child.pid);
       const out: Buffer[] = [];
       let outBytes = 0;
       let truncated = false;
@@ -158,14 +181,30 @@ export class CommandTool {
         timedOut = true;
         killGroup(child.pid, () => child.kill("SIGKILL"));
       }, op.timeoutMs);
-      child.on("error", (e) => {
+      const abort = this.config.signal;
+      let grace: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        killGroup(child.pid, () => child.kill("SIGTERM"), "SIGTERM");
+        grace = setTimeout(() => killGroup(child.pid, () => {}), ABORT_GRACE_MS);
+      };
+      abort?.addEventListener("abort", onAbort, { once: true });
+      const settle = () => {
         clearTimeout(timer);
+        clearTimeout(grace);
+        abort?.removeEventListener("abort", onAbort);
+      };
+      // When the leader exits, whatever it left behind in its group goes with it, even while
+      // a leftover still holds the output pipes open.
+      child.on("exit", () => killGroup(child.pid, () => {}));
+      child.on("error", (e) => {
+        settle();
+        untrack();
         fail(new Error(`cannot run ${op.argv[0]}: ${e.message}`));
       });
       child.on("close", (code, signal) => {
-        clearTimeout(timer);
-        // Whatever the leader left behind in its group goes with it.
+        settle();
         killGroup(child.pid, () => {});
+        untrack();
         const text = Buffer.concat(out).toString("utf8");
         done({
           exit_code: code,
@@ -180,9 +219,16 @@ export class CommandTool {
   }
 }
 
-function killGroup(pid: number | undefined, fallback: () => void): void {
+/** After SIGTERM on interruption, how long a command's group has before SIGKILL. */
+const ABORT_GRACE_MS = 2000;
+
+function killGroup(
+  pid: number | undefined,
+  fallback: () => void,
+  sig: NodeJS.Signals = "SIGKILL",
+): void {
   try {
-    if (pid !== undefined) process.kill(-pid, "SIGKILL");
+    if (pid !== undefined) process.kill(-pid, sig);
   } catch {
     fallback();
   }

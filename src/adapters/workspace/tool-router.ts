@@ -16,7 +16,10 @@ import { HttpTool } from "../tools/http-tool.ts";
 import { type WorkspaceConfig, WorkspaceTool } from "./workspace-tool.ts";
 
 interface ToolAdapterInstance {
-  execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }>;
+  execute(
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result: unknown; summary?: string }>;
 }
 
 export class ToolSetupError extends Error {}
@@ -29,6 +32,8 @@ export async function buildToolPort(
     cwd: string;
     env: Record<string, string | undefined>;
     workspace?: Partial<WorkspaceConfig>;
+    /** Aborted when the run is interrupted: running commands' process groups are killed. */
+    signal?: AbortSignal;
   },
 ): Promise<ToolPort> {
   const used = new Map<string, Set<string>>();
@@ -75,14 +80,13 @@ export async function buildToolPort(
       );
     }
     try {
-      workspaces.set(
-        name,
-        await WorkspaceTool.open({
-          ...options.workspace,
-          root,
-          ...(testCommand ? { testCommand } : {}),
-        }),
-      );
+      const ws = await WorkspaceTool.open({
+        ...options.workspace,
+        ...(options.signal ? { signal: options.signal } : {}),
+        root,
+        ...(testCommand ? { testCommand } : {}),
+      });
+      workspaces.set(name, { execute: (op, input) => ws.executeWithSummary(op, input) });
     } catch (e) {
       throw new ToolSetupError(`${(e as Error).message} (the sandbox root of tool \`${name}\`)`);
     }
@@ -99,7 +103,11 @@ export async function buildToolPort(
 async function commandTool(
   tool: ResolvedTool,
   ops: Set<string>,
-  options: { projectRoot: string; env: Record<string, string | undefined> },
+  options: {
+    projectRoot: string;
+    env: Record<string, string | undefined>;
+    signal?: AbortSignal;
+  },
 ): Promise<CommandTool> {
   const operations = new Map<string, CommandOperation>();
   for (const op of ops) {
@@ -128,6 +136,7 @@ async function commandTool(
     env,
     maxOutputBytes: tool.command?.maxOutputBytes ?? 1024 * 1024,
     operations,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
 }
 

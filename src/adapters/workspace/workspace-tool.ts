@@ -6,7 +6,8 @@
  * - reads open the file, then check the *opened* file's real path (via /proc/self/fd, or a
  *   realpath + inode comparison where /proc is absent) is inside the root;
  * - writes never follow a symlink at the final component (O_NOFOLLOW), never block on a FIFO,
- *   create parents only inside the root, check the opened file before truncating or writing a
+ *   walk and create parents through directory descriptors (no symlink followed at any step, so
+ *   a component swapped mid-walk cannot redirect a mkdir), check the opened file before truncating or writing a
  *   byte, refuse a file with other hard links (its inode may be shared with a file outside),
  *   and remove a file they created outside the root if a swap got one there;
  * - no path may have a `.git` component, in any case (`.git/config`, `.GIT/hooks/x`,
@@ -17,9 +18,10 @@
  *   in its own process group, with a stripped environment.
  */
 import { spawn } from "node:child_process";
-import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, readlink, realpath, stat, unlink } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { lstat, mkdir, open, readlink, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
+import { trackProcessGroup } from "../tools/process-groups.ts";
 
 export interface WorkspaceConfig {
   root: string;
@@ -39,11 +41,21 @@ export interface WorkspaceConfig {
   passEnv?: readonly string[];
   /** Where passEnv values come from. Default: none. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Aborted when the run is interrupted: a running test command's process group gets SIGTERM,
+   * then SIGKILL after a grace period; no new command starts.
+   */
+  signal?: AbortSignal;
   /** Test seam: runs after the checks and before the open, to swap paths underneath. */
   beforeOpen?: (absolutePath: string) => Promise<void> | void;
 }
 
 export class SandboxViolation extends Error {}
+
+/** Whether directories can be used by descriptor (`/proc/self/fd/N/name`, Linux). */
+const HAS_PROC_FD = existsSync("/proc/self/fd");
+/** Symlinked parents (inside the root) resolved in one write before it is refused. */
+const MAX_SYMLINK_HOPS = 8;
 
 export class WorkspaceTool {
   readonly #written = new Set<string>();
@@ -76,31 +88,66 @@ export class WorkspaceTool {
   }
 
   async execute(operation: string, input: unknown): Promise<{ ok: boolean; result: unknown }> {
+    const { ok, result } = await this.executeWithSummary(operation, input);
+    return { ok, result };
+  }
+
+  /**
+   * `execute`, plus one line on how the call ended for the run's progress output: what was
+   * read or written, `refused by the sandbox: …`, or whether the tests passed.
+   */
+  async executeWithSummary(
+    operation: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; result: unknown; summary: string }> {
     const args = (input ?? {}) as Record<string, unknown>;
     try {
       switch (operation) {
-        case "read_file":
-          return { ok: true, result: { content: await this.readFile(args.path) } };
-        case "write_file":
-          if (typeof args.content !== "string")
-            throw new SandboxViolation("content must be a string");
+        case "read_file": {
+          const content = await this.readFile(args.path);
           return {
             ok: true,
-            result: {
-              written: await this.writeFile(args.path, args.content),
-              bytes: Buffer.byteLength(args.content),
-            },
+            result: { content },
+            summary: `read ${String(args.path)} (${Buffer.byteLength(content)} bytes)`,
           };
-        case "run_tests":
-          return { ok: true, result: await this.runTests() };
+        }
+        case "write_file": {
+          if (typeof args.content !== "string")
+            throw new SandboxViolation("content must be a string");
+          const written = await this.writeFile(args.path, args.content);
+          const bytes = Buffer.byteLength(args.content);
+          return {
+            ok: true,
+            result: { written, bytes },
+            summary: `wrote ${written} (${bytes} bytes)`,
+          };
+        }
+        case "run_tests": {
+          const r = await this.runTests();
+          const summary = r.timed_out
+            ? "tests timed out (the process group was killed)"
+            : r.passed
+              ? "tests passed (exit 0)"
+              : `tests failed (exit ${r.exit_code ?? "by signal"})`;
+          return { ok: true, result: r, summary };
+        }
         default:
           return {
             ok: false,
             result: { error: `the workspace tool has no operation ${operation}` },
+            summary: `failed: no operation ${operation}`,
           };
       }
     } catch (e) {
-      return { ok: false, result: { error: (e as Error).message } };
+      const message = (e as Error).message;
+      return {
+        ok: false,
+        result: { error: message },
+        summary:
+          e instanceof SandboxViolation
+            ? `refused by the sandbox: ${message}`
+            : `failed: ${message}`,
+      };
     }
   }
 
@@ -196,31 +243,137 @@ export class WorkspaceTool {
       throw new SandboxViolation(
         `writing ${parts.join("/")} is denied: this step may write only ${writable.length > 0 ? writable.join(", ") : "nothing"}`,
       );
-    // Parents: each must be a directory whose real path stays inside the root; create the missing ones.
+    // Parents are walked and created through directory descriptors, never by path: a component
+    // swapped for a symlink between our check and our use cannot redirect a mkdir or the open.
+    const parents = await this.openParents(parts);
+    const abs = join(parents.path, parts[parts.length - 1] as string);
+    try {
+      return await this.writeIn(abs, parts, content);
+    } finally {
+      await parents.close();
+    }
+  }
+
+  /**
+   * Opens (creating what is missing) the directory that will hold `parts`' last component.
+   *
+   * Where /proc/self/fd exists, each component is opened with O_DIRECTORY | O_NOFOLLOW relative
+   * to the descriptor of the one before (`/proc/self/fd/N/part` is resolved from the open
+   * directory itself, like openat), and created with mkdir through the same descriptor, so no
+   * symlink is followed at any step and a swap can only make the step fail. After each step the
+   * descriptor's real path must still be inside the root. A component that already is a symlink
+   * is resolved once: when its target is inside the root, the walk restarts from the root along
+   * the target's real components (themselves opened without following), else it is refused.
+   *
+   * Without /proc each component is created by path and then re-verified (lstat: a directory,
+   * not a symlink; real path inside the root); a directory a swap got created outside is removed.
+   */
+  private async openParents(
+    parts: string[],
+  ): Promise<{ path: string; close: () => Promise<void> }> {
+    const shown = parts.join("/");
+    const notDir = (part: string) =>
+      new SandboxViolation(`${shown}: ${part} is not a directory inside the workspace root`);
+    if (!HAS_PROC_FD) return { path: await this.verifiedParents(parts), close: async () => {} };
+    const dirFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+    let todo = parts.slice(0, -1);
+    let hops = 0;
+    let dir = await open(this.rootReal, dirFlags);
+    try {
+      while (todo.length > 0) {
+        const part = todo[0] as string;
+        const at = `/proc/self/fd/${dir.fd}/${part}`;
+        let next: import("node:fs/promises").FileHandle | undefined;
+        try {
+          next = await open(at, dirFlags);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") {
+            try {
+              await mkdir(at);
+            } catch (e2) {
+              if ((e2 as NodeJS.ErrnoException).code !== "EEXIST")
+                throw new SandboxViolation(
+                  `cannot create ${part} for ${shown}: ${(e2 as NodeJS.ErrnoException).code}`,
+                );
+            }
+            // Opened again without following: if a symlink took the new name, this fails.
+            try {
+              next = await open(at, dirFlags);
+            } catch {
+              throw notDir(part);
+            }
+          } else if (
+            (code === "ELOOP" || code === "ENOTDIR") &&
+            (await lstat(at).catch(() => undefined))?.isSymbolicLink()
+          ) {
+            // An existing symlink: allowed only when it resolves to a directory inside the root,
+            // and then never followed: the walk starts again at the root along its real path.
+            const real = await realpath(at).catch(() => undefined);
+            if (real === undefined || !this.inside(real) || ++hops > MAX_SYMLINK_HOPS)
+              throw notDir(part);
+            const rel =
+              real === this.rootReal ? [] : real.slice(this.rootReal.length + 1).split(sep);
+            if (rel.some((p) => p.toLowerCase() === ".git"))
+              throw new SandboxViolation(
+                `${shown}: ${part} leads into .git; git's own files are never written through the workspace`,
+              );
+            await dir.close();
+            dir = await open(this.rootReal, dirFlags);
+            todo = [...rel, ...todo.slice(1)];
+            continue;
+          } else {
+            throw notDir(part);
+          }
+        }
+        await dir.close();
+        dir = next;
+        const real = await readlink(`/proc/self/fd/${dir.fd}`).catch(() => undefined);
+        if (real === undefined || !this.inside(real))
+          throw new SandboxViolation(`${shown} resolves outside the workspace root`);
+        todo = todo.slice(1);
+      }
+    } catch (e) {
+      await dir.close();
+      throw e;
+    }
+    const held = dir;
+    return { path: `/proc/self/fd/${held.fd}`, close: () => held.close() };
+  }
+
+  /** The fallback without /proc: create each parent by path, then re-verify it. */
+  private async verifiedParents(parts: string[]): Promise<string> {
+    const shown = parts.join("/");
     let dir = this.rootReal;
     for (const part of parts.slice(0, -1)) {
       const next = join(dir, part);
-      let st: Stats | undefined;
+      let made = false;
       try {
-        st = await lstat(next);
-      } catch {
-        st = undefined;
-      }
-      if (st === undefined) {
         await mkdir(next);
-      } else if (st.isSymbolicLink() || !st.isDirectory()) {
-        const real = await realpath(next).catch(() => undefined);
-        if (real === undefined || !this.inside(real) || !(await stat(real)).isDirectory()) {
+        made = true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
           throw new SandboxViolation(
-            `${parts.join("/")}: ${part} is not a directory inside the workspace root`,
+            `cannot create ${part} for ${shown}: ${(e as NodeJS.ErrnoException).code}`,
           );
-        }
       }
-      dir = await realpath(next);
-      if (!this.inside(dir))
-        throw new SandboxViolation(`${parts.join("/")} resolves outside the workspace root`);
+      const st = await lstat(next).catch(() => undefined);
+      const real = await realpath(next).catch(() => undefined);
+      if (real !== undefined && made && !this.inside(real)) await rmdir(real).catch(() => {});
+      if (st === undefined || real === undefined || !this.inside(real))
+        throw new SandboxViolation(
+          `${shown}: ${part} is not a directory inside the workspace root`,
+        );
+      if (!st.isDirectory() && !(st.isSymbolicLink() && (await stat(real)).isDirectory()))
+        throw new SandboxViolation(
+          `${shown}: ${part} is not a directory inside the workspace root`,
+        );
+      dir = real;
     }
-    const abs = join(dir, parts[parts.length - 1] as string);
+    return dir;
+  }
+
+  private async writeIn(abs: string, parts: string[], content: string): Promise<string> {
     await this.config.beforeOpen?.(abs);
     let handle: import("node:fs/promises").FileHandle;
     let created = true;
@@ -283,6 +436,9 @@ export class WorkspaceTool {
       throw new SandboxViolation("no test command is configured for the workspace tool");
     const cap = this.config.outputCapBytes ?? 64 * 1024;
     const timeout = this.config.testTimeoutMs ?? 10 * 60 * 1000;
+    const signal = this.config.signal;
+    if (signal?.aborted)
+      throw new Error("the run is being interrupted; the test command was not started");
     return new Promise((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", command], {
         cwd: this.rootReal,
@@ -297,6 +453,7 @@ export class WorkspaceTool {
           CI: "true",
         },
       });
+      const untrack = trackProcessGroup(child.pid);
       const out = new CappedBuffer(cap);
       const err = new CappedBuffer(cap);
       child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -304,18 +461,29 @@ export class WorkspaceTool {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          child.kill("SIGKILL");
-        }
+        killGroup(child.pid, "SIGKILL", () => child.kill("SIGKILL"));
       }, timeout);
-      child.on("error", (e) => {
+      let grace: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        killGroup(child.pid, "SIGTERM", () => child.kill("SIGTERM"));
+        grace = setTimeout(() => killGroup(child.pid, "SIGKILL", () => {}), ABORT_GRACE_MS);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const done = () => {
+        untrack();
         clearTimeout(timer);
+        clearTimeout(grace);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      // When the command returns, whatever it left running in its group goes with it (a
+      // background child would otherwise outlive the call, holding the output pipes open).
+      child.on("exit", () => killGroup(child.pid, "SIGKILL", () => {}));
+      child.on("error", (e) => {
+        done();
         reject(new Error(`cannot run the test command: ${e.message}`));
       });
       child.on("close", (code) => {
-        clearTimeout(timer);
+        done();
         resolve({
           exit_code: code,
           passed: code === 0 && !timedOut,
@@ -326,6 +494,19 @@ export class WorkspaceTool {
         });
       });
     });
+  }
+}
+
+/** After SIGTERM on interruption, how long a test command's group has before SIGKILL. */
+const ABORT_GRACE_MS = 2000;
+
+/** Signals a whole process group; `fallback` when there is no group to signal. */
+function killGroup(pid: number | undefined, sig: NodeJS.Signals, fallback: () => void): void {
+  try {
+    if (pid === undefined) fallback();
+    else process.kill(-pid, sig);
+  } catch {
+    fallback();
   }
 }
 

@@ -6,6 +6,8 @@ import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunStore } from "../../adapters/fs/run-store.ts";
+import { renderApprovalSubject } from "../../core/render/approval-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { takeRunLock } from "./run-directory.ts";
@@ -76,8 +78,13 @@ async function approveLocked(
     by: io.env.USER ?? io.env.USERNAME ?? "unknown",
   });
   const shown = relative(io.cwd, dir) || dir;
+  const subject = state.awaiting.subject
+    ? renderApprovalSubject(state.awaiting.subject, { runDir: shown })
+        .map((l) => `${l}\n`)
+        .join("")
+    : "";
   io.stdout(
-    `approved ${state.awaiting.label} (${hash}) in run ${state.run_id}\nresume with: terfyn run --resume ${shown}\n`,
+    `approved ${escapeTerminalText(state.awaiting.label)} (${hash}) in run ${escapeTerminalText(state.run_id)}\n${subject}resume with: terfyn run --resume ${escapeTerminalText(shown)}\n`,
   );
   return 0;
 }

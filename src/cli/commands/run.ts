@@ -9,12 +9,14 @@ import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import { killLiveProcessGroups } from "../../adapters/tools/process-groups.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
 import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
 import { nestingProblem } from "../../core/nesting.ts";
+import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
   environmentDrift,
@@ -38,8 +40,18 @@ reads and writes stay inside the sandbox root; gated grants and approve statemen
 run until \`terfyn approve\`. Every step and effect is journaled, and --resume continues
 without repeating a completed effect.
 
-Progress goes to stderr; the workflow's result is printed as JSON on stdout.
-Exit 0 completed, 2 awaiting approval, 1 failed, in doubt, or bad input.
+Progress goes to stderr (each call, and how it ended: refused by the sandbox or by its input
+schema, tests passed or failed); the workflow's result is printed as JSON on stdout. A pause
+shows exactly what is approved: the operation and every input field, a long value folded with
+its size and sha256 (\`terfyn runs show RUN_DIR --json\` has it in full).
+
+SIGINT or SIGTERM stops the run: a running tool's process group is killed (SIGTERM, then
+SIGKILL after 2 s; a second signal kills it and exits at once), the interruption is journaled,
+and the resume command is printed. A cut-short call that is not idempotent may have had its
+effect, so resuming stops there as in doubt; an idempotent one is issued again.
+
+Exit 0 completed, 2 awaiting approval, 1 failed, in doubt, or bad input, 130 interrupted by
+SIGINT, 143 by SIGTERM.
 
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
@@ -378,6 +390,8 @@ interface ExecuteInput {
 interface Prepared {
   script: ScriptedModel | undefined;
   tools: import("../../core/engine/ports.ts").ToolPort;
+  /** Aborted on SIGINT/SIGTERM while the run executes; the tools kill their process groups. */
+  interrupt: AbortController;
 }
 
 /** Everything that can be wrong before a run starts: the model script, sandbox root, test command. */
@@ -389,8 +403,14 @@ async function prepare(
   io: CliIo,
 ): Promise<Prepared> {
   const script = scriptPath !== undefined ? await ScriptedModel.load(scriptPath) : undefined;
-  const tools = await buildToolPort(project, program, { projectRoot, cwd: io.cwd, env: io.env });
-  return { script, tools };
+  const interrupt = new AbortController();
+  const tools = await buildToolPort(project, program, {
+    projectRoot,
+    cwd: io.cwd,
+    env: io.env,
+    signal: interrupt.signal,
+  });
+  return { script, tools, interrupt };
 }
 
 async function execute(x: ExecuteInput): Promise<number> {
@@ -399,6 +419,7 @@ async function execute(x: ExecuteInput): Promise<number> {
   const state = { ...x.state };
   delete state.awaiting;
   let lastCheckpoint = 0;
+  const watch = watchSignals(io, x.prepared.interrupt);
   try {
     const { script, tools } = x.prepared;
     const approvals = new Set((await store.readApprovals()).map((a) => a.hash));
@@ -409,6 +430,7 @@ async function execute(x: ExecuteInput): Promise<number> {
       input: x.args[0],
       history: x.history,
       approvals,
+      signal: x.prepared.interrupt.signal,
       ports: {
         model: new ModelRouter({
           ...(script ? { script } : {}),
@@ -432,7 +454,7 @@ async function execute(x: ExecuteInput): Promise<number> {
         progress: (line) => io.stderr(`terfyn: ${escapeTerminalText(line)}\n`),
       },
     });
-    return await finish(io, store, state, outcome, now);
+    return await finish(io, store, state, outcome, now, watch.received);
   } catch (e) {
     // Bad input found while running (a damaged approvals log) is the user's to fix: the run
     // is left as it was, not marked failed.
@@ -447,8 +469,46 @@ async function execute(x: ExecuteInput): Promise<number> {
     io.stderr(`terfyn run: failed: ${escapeTerminalText(message)}\n`);
     return 1;
   } finally {
+    watch.dispose();
     store.close();
   }
+}
+
+/**
+ * SIGINT and SIGTERM while a run executes: the first stops the run at its next boundary (a
+ * running tool's process group is killed; see finish), a second one exits at once.
+ */
+function watchSignals(
+  io: CliIo,
+  interrupt: AbortController,
+): { received: NodeJS.Signals | undefined; dispose: () => void } {
+  const watch = {
+    received: undefined as NodeJS.Signals | undefined,
+    dispose: () => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+    },
+  };
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    const handler = () => {
+      if (watch.received !== undefined) {
+        io.stderr(`terfyn: ${sig} again: exiting now; the run can still be resumed\n`);
+        killLiveProcessGroups("SIGKILL");
+        process.exit(signalExitCode(sig));
+      }
+      watch.received = sig;
+      io.stderr(`terfyn: ${sig}: stopping the run (a running tool's process group is killed)\n`);
+      interrupt.abort();
+    };
+    handlers.set(sig, handler);
+    process.on(sig, handler);
+  }
+  return watch;
+}
+
+/** The shell's convention: 128 + the signal number. */
+function signalExitCode(sig: NodeJS.Signals): number {
+  return sig === "SIGTERM" ? 143 : 130;
 }
 
 const CHECKPOINT_INTERVAL_MS = 100;
@@ -461,6 +521,7 @@ async function finish(
   state: RunState,
   outcome: RunOutcome,
   now: () => string,
+  signal: NodeJS.Signals | undefined,
 ): Promise<number> {
   state.updated_at = now();
   const dir = relative(io.cwd, store.dir) || store.dir;
@@ -480,12 +541,42 @@ async function finish(
         step: outcome.step,
         label: outcome.label,
         kind: outcome.kind,
+        subject: outcome.subject,
       };
       await store.writeState(state);
+      // What the approver reads is what runs: the operation and every input field, in full
+      // (a long value folded with its size and sha256; `runs show DIR --json` has it whole).
       io.stderr(
-        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n  approve with: terfyn approve --run ${dir} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${dir}\n`,
+        `terfyn: paused for approval of ${escapeTerminalText(outcome.label)}\n${renderApprovalSubject(
+          outcome.subject,
+          { runDir: dir },
+        )
+          .map((l) => `${l}\n`)
+          .join(
+            "",
+          )}  approve with: terfyn approve --run ${escapeTerminalText(dir)} --hash ${outcome.hash}\n  then resume:  terfyn run --resume ${escapeTerminalText(dir)}\n`,
       );
       return 2;
+    case "interrupted": {
+      const sig = signal ?? "SIGINT";
+      const call = outcome.in_flight;
+      const inDoubt = call !== undefined && !call.idempotent;
+      await store.append({
+        type: "run.interrupted",
+        signal: sig,
+        step: outcome.step,
+        ...(call ? { in_flight: { ...call, in_doubt: inDoubt } } : {}),
+      });
+      state.status = "interrupted";
+      state.error = call
+        ? `interrupted by ${sig} during ${call.tool} (${call.key}): ${inDoubt ? "it is not idempotent and may have had its effect, so a resume stops there in doubt" : "idempotent, so a resume issues it again"}`
+        : `interrupted by ${sig}`;
+      await store.writeState(state);
+      io.stderr(
+        `terfyn: ${escapeTerminalText(state.error)}\n  resume with: terfyn run --resume ${escapeTerminalText(dir)}\n`,
+      );
+      return signalExitCode(sig);
+    }
     case "in-doubt":
       state.status = "in-doubt";
       state.error = outcome.error;

@@ -20,7 +20,7 @@ import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { loadProject } from "./project-context.ts";
 
-export const TEST_HELP = `Usage: terfyn test --project DIR [--junit FILE]
+export const TEST_HELP = `Usage: terfyn test --project DIR [--junit FILE] [--format text|json]
 
 Check every CapabilityTest assertion (forbidEffect, allowEffect, maxIterations,
 workflowEffects, requiresApproval) over the project's effect bounds, with no model. Prints
@@ -32,6 +32,10 @@ passing ones show as SKIP (also in the JUnit report), so it ends "0 passed, M fa
 Options:
   --project DIR   the directory holding terfyn.yaml (default: .)
   --junit FILE    also write the results as JUnit XML
+  --format FORMAT text (default) or json: a document with format_version "1", ok, passed,
+                  failed, every result (status PASS, FAIL or SKIP, with its location) and,
+                  when the project does not validate, its errors
+  --json          same as --format json
   -h, --help      show this help
 `;
 
@@ -39,6 +43,8 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags("test", argv, {
     project: { type: "string" },
     junit: { type: "string" },
+    format: { type: "string" },
+    json: { type: "boolean" },
   });
   if (values.help) {
     io.stdout(TEST_HELP);
@@ -46,6 +52,9 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 0)
     throw new UsageError(`test: unexpected argument \`${positionals[0]}\` (use --project DIR)`);
+  const format = values.json ? "json" : ((values.format as string | undefined) ?? "text");
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`test: --format must be text or json, not \`${format}\``);
   const ctx = await loadProject(io, values.project as string | undefined);
   const color = useColor(io);
   const paint = (code: string, s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
@@ -69,6 +78,52 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   // is a failure of its own: the last line cannot read as green.
   const trusted = errors.length === 0;
   const report = runCapabilityTests(ctx.validation.project);
+  if (format === "json") {
+    const where = (s: { file: string; line: number; column: number }) => ({
+      file: ctx.displayPath(s.file),
+      line: s.line,
+      column: s.column,
+    });
+    const results = report.results.map((r) => ({
+      test: r.test,
+      kind: r.kind,
+      assertion: r.text,
+      status: !r.passed ? "FAIL" : trusted ? "PASS" : "SKIP",
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      ...(r.culprit ? { culprit: where(r.culprit) } : {}),
+      at: where(r.span),
+    }));
+    const failed = report.failed + errors.length;
+    const passed = trusted ? report.passed : 0;
+    io.stdout(
+      `${JSON.stringify(
+        {
+          format_version: "1",
+          ok: failed === 0,
+          passed,
+          failed,
+          validated: trusted,
+          results,
+          errors: errors.map((d) => ({
+            code: d.code,
+            message: d.message,
+            ...where(d.span),
+          })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    await junit(
+      report,
+      errors.map((d) => ({
+        location: `${ctx.displayPath(d.span.file)}:${d.span.line}:${d.span.column}`,
+        code: d.code,
+        message: d.message,
+      })),
+    );
+    return failed > 0 ? 1 : 0;
+  }
   if (report.results.length === 0 && trusted) {
     io.stdout(
       `${safe(ctx.where)}: no capability tests (add a CapabilityTest document, e.g. tests/capabilities.yaml)\n`,

@@ -24,7 +24,8 @@ with the source line, and exits 0 when the project is sound, 1 on any error.
 
 Options:
   --project DIR     the directory holding terfyn.yaml (default: .)
-  --format FORMAT   text (default) or json
+  --format FORMAT   text (default) or json (format_version "1", ok, summary, diagnostics)
+  --json            same as --format json
   --debug           show stack traces for internal errors
   -h, --help        show this help
 `;
@@ -33,6 +34,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   const { values, positionals } = parseFlags("validate", argv, {
     project: { type: "string" },
     format: { type: "string" },
+    json: { type: "boolean" },
   });
   if (values.help) {
     io.stdout(VALIDATE_HELP);
@@ -40,7 +42,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   }
   if (positionals.length > 0)
     throw new UsageError(`validate: unexpected argument \`${positionals[0]}\` (use --project DIR)`);
-  const format = (values.format as string | undefined) ?? "text";
+  const format = values.json ? "json" : ((values.format as string | undefined) ?? "text");
   if (format !== "text" && format !== "json")
     throw new UsageError(`validate: --format must be text or json, not \`${format}\``);
 

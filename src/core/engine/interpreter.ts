@@ -9,6 +9,7 @@
  */
 import type { JsonSchemaNode } from "../config/schemas.ts";
 import type { ResolvedAgent, ResolvedProject } from "../model/project.ts";
+import type { ApprovalSubject } from "../render/approval-text.ts";
 import { sha256 } from "../plan/canonical-hash.ts";
 import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
 import type { JournalEvent, ModelResponse } from "./journal.ts";
@@ -27,6 +28,12 @@ export interface RunContext {
   ports: EnginePorts;
   /** Corrective turns allowed when an agent's output does not match its schema. */
   maxOutputCorrections?: number;
+  /**
+   * Set when the run is being stopped (SIGINT, SIGTERM). The run stops at the next boundary
+   * (before a model turn or tool call; after a tool call, whose result is then not journaled,
+   * because a killed call's partial outcome is not its result) as `interrupted`.
+   */
+  signal?: AbortSignal;
 }
 
 export type RunOutcome =
@@ -37,15 +44,28 @@ export type RunOutcome =
       step: string;
       label: string;
       kind: "approve" | "gated-grant";
+      /** Exactly what is approved: the gated call's agent, operation and full input, or the value. */
+      subject: ApprovalSubject;
     }
   | { status: "failed"; error: string }
-  | { status: "in-doubt"; key: string; tool: string; step: string; error: string };
+  | { status: "in-doubt"; key: string; tool: string; step: string; error: string }
+  | { status: "interrupted"; step: string; in_flight?: InFlightCall };
+
+/** A tool call that was running when the run was interrupted: its intent has no result. */
+export interface InFlightCall {
+  key: string;
+  tool: string;
+  idempotent: boolean;
+}
 
 class Pause {
   constructor(readonly outcome: Extract<RunOutcome, { status: "awaiting-approval" }>) {}
 }
 class InDoubt {
   constructor(readonly outcome: Extract<RunOutcome, { status: "in-doubt" }>) {}
+}
+class Interrupted {
+  constructor(readonly outcome: Extract<RunOutcome, { status: "interrupted" }>) {}
 }
 class StepFailure {
   constructor(readonly message: string) {}
@@ -140,6 +160,7 @@ class Interpreter {
     } catch (e) {
       if (e instanceof Pause) return e.outcome;
       if (e instanceof InDoubt) return e.outcome;
+      if (e instanceof Interrupted) return e.outcome;
       if (e instanceof StepFailure) return { status: "failed", error: e.message };
       throw e;
     }
@@ -179,6 +200,7 @@ class Interpreter {
             this.truthy(await this.eval(node.condition, env, prefix, iters), "while condition")
           ) {
             i++;
+            this.stopIfInterrupted(`${prefix}${node.id}@${[...iters, i].join(".")}`);
             this.ports.progress(`iteration ${i}/${node.limit} (line ${node.line})`);
             await this.ports.checkpoint({
               iteration: i,
@@ -200,12 +222,12 @@ class Interpreter {
           const value = await this.eval(node.value, env, prefix, iters);
           const step = `${prefix}${node.id}@${iters.join(".")}`;
           const hash = sha256(value);
-          await this.requireApproval(
-            step,
-            hash,
-            "approve",
-            node.label ?? `approve at line ${node.line}`,
-          );
+          const label = node.label ?? `approve at line ${node.line}`;
+          await this.requireApproval(step, hash, "approve", label, {
+            kind: "approve",
+            label,
+            value,
+          });
           break;
         }
         case "return":
@@ -289,6 +311,16 @@ class Interpreter {
     }
   }
 
+  /** Stops the run here when it is being interrupted. */
+  private stopIfInterrupted(step: string, inFlight?: InFlightCall): void {
+    if (this.ctx.signal?.aborted)
+      throw new Interrupted(
+        inFlight
+          ? { status: "interrupted", step, in_flight: inFlight }
+          : { status: "interrupted", step },
+      );
+  }
+
   private async journal(event: JournalEvent): Promise<void> {
     await this.ports.journal.append(event);
   }
@@ -300,6 +332,7 @@ class Interpreter {
     hash: string,
     kind: "approve" | "gated-grant",
     label: string,
+    subject: ApprovalSubject,
   ): Promise<void> {
     const key = `${step}|${hash}`;
     if (this.granted.has(key)) return;
@@ -311,10 +344,10 @@ class Interpreter {
     }
     if (!this.requested.has(key)) {
       this.requested.add(key);
-      await this.journal({ type: "approval.requested", hash, step, kind, label });
+      await this.journal({ type: "approval.requested", hash, step, kind, label, subject });
     }
     this.ports.progress(`awaiting approval: ${label} (${hash})`);
-    throw new Pause({ status: "awaiting-approval", hash, step, label, kind });
+    throw new Pause({ status: "awaiting-approval", hash, step, label, kind, subject });
   }
 
   // ── agents ────────────────────────────────────────────────────────────────
@@ -359,6 +392,7 @@ class Interpreter {
       const turnKey = `${step}#${turn}`;
       let response = this.turns.get(turnKey);
       if (!response) {
+        this.stopIfInterrupted(step);
         this.ports.progress(`${name}: turn ${turn + 1}/${agent.maxTurns}`);
         let answer: Awaited<ReturnType<EnginePorts["model"]["turn"]>>;
         try {
@@ -374,10 +408,12 @@ class Interpreter {
             outputSchema ? { ...request, outputSchema } : request,
           );
         } catch (e) {
+          this.stopIfInterrupted(step);
           throw new StepFailure(
             `agent ${name}, turn ${turn + 1}: the model failed: ${(e as Error).message}`,
           );
         }
+        this.stopIfInterrupted(step);
         response = answer.response;
         this.turns.set(turnKey, response);
         const event: JournalEvent = { type: "model.turn", step, agent: name, turn, response };
@@ -465,19 +501,26 @@ class Interpreter {
     const op = this.ctx.project.tools.get(grant.tool)?.operations.get(grant.operation);
     if (!op) return { ok: false, content: `error: ${tool} is not defined` };
     const inputIssues = op.input ? schemaIssues(op.input as JsonSchemaNode, input) : [];
-    if (inputIssues.length > 0)
+    if (inputIssues.length > 0) {
+      this.ports.progress(
+        `refused: ${agent.name} -> ${tool} (its input does not match the operation's input schema: ${inputIssues.join("; ")})`,
+      );
       return { ok: false, content: `error: invalid input for ${tool}: ${inputIssues.join("; ")}` };
+    }
     if (grant.mode === "gated") {
       const hash = sha256({ agent: agent.name, tool, input, call: key });
-      await this.requireApproval(
-        step,
-        hash,
-        "gated-grant",
-        `${agent.name} -> ${tool} ${JSON.stringify(input)}`.slice(0, 200),
-      );
+      // The label names the call; the subject carries all of it (nothing is cut: the hash
+      // binds the full input, and the person approving sees every field of it).
+      await this.requireApproval(step, hash, "gated-grant", `${agent.name} -> ${tool}`, {
+        kind: "gated-grant",
+        agent: agent.name,
+        tool,
+        input,
+      });
     }
     const done = this.results.get(key);
     if (done) return { ok: done.ok, content: render(done.result) };
+    this.stopIfInterrupted(step);
     if (this.intents.has(key) && !op.idempotent) {
       throw new InDoubt({
         status: "in-doubt",
@@ -504,7 +547,8 @@ class Interpreter {
       );
     }
     this.ports.progress(`${agent.name} -> ${tool}`);
-    let outcome: { ok: boolean; result: unknown };
+    const inFlight: InFlightCall = { key, tool, idempotent: op.idempotent };
+    let outcome: { ok: boolean; result: unknown; summary?: string };
     try {
       outcome = await this.ports.tools.execute({
         tool: grant.tool,
@@ -513,12 +557,24 @@ class Interpreter {
         idempotencyKey: key,
       });
     } catch (e) {
+      this.stopIfInterrupted(step, inFlight);
       outcome = { ok: false, result: { error: (e as Error).message } };
     }
+    // A call cut short by the interruption has no result to journal: its intent stays open,
+    // so resume re-issues it when idempotent and stops in doubt when not.
+    this.stopIfInterrupted(step, inFlight);
+    this.ports.progress(
+      `${agent.name} -> ${tool}: ${outcome.summary ?? (outcome.ok ? "ok" : `failed: ${clip(render(outcome.result), 300)}`)}`,
+    );
     this.results.set(key, outcome);
     await this.journal({ type: "effect.result", key, ok: outcome.ok, result: outcome.result });
     return { ok: outcome.ok, content: render(outcome.result) };
   }
+}
+
+/** `text` up to `max` characters, marked when cut. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 function render(result: unknown): string {

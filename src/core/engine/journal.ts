@@ -5,6 +5,7 @@
  */
 
 import { z } from "zod";
+import type { ApprovalSubject } from "../render/approval-text.ts";
 import { nestingProblem } from "../nesting.ts";
 
 export type JournalEvent =
@@ -48,8 +49,21 @@ export type JournalEvent =
       step: string;
       kind: "approve" | "gated-grant";
       label: string;
+      /** Exactly what is approved (absent in journals written before it was recorded). */
+      subject?: ApprovalSubject;
     }
   | { type: "approval.granted"; hash: string; step: string }
+  | {
+      /**
+       * The run was stopped by a signal. `in_flight` is the tool call that was running (its
+       * process group killed, its result not journaled); `in_doubt` when it is not idempotent
+       * and so may have had its effect: a resume stops there instead of repeating it.
+       */
+      type: "run.interrupted";
+      signal: string;
+      step: string;
+      in_flight?: { key: string; tool: string; idempotent: boolean; in_doubt: boolean };
+    }
   | {
       type: "run.end";
       status: "completed" | "failed" | "in-doubt";

@@ -43,8 +43,19 @@ export interface ToolCall {
   idempotencyKey: string;
 }
 
+/** What a tool call returned: its result for the model, and a one-line summary for people. */
+export interface ToolOutcome {
+  ok: boolean;
+  result: unknown;
+  /**
+   * How the call ended, for the progress line (`refused by the sandbox: …`, `tests passed`);
+   * untrusted text, escaped where it is printed.
+   */
+  summary?: string;
+}
+
 export interface ToolPort {
-  execute(call: ToolCall): Promise<{ ok: boolean; result: unknown }>;
+  execute(call: ToolCall): Promise<ToolOutcome>;
 }
 
 export interface JournalPort {

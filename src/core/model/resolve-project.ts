@@ -38,6 +38,9 @@ import type {
 import { resolveAdapterSettings } from "./tool-adapters.ts";
 import { typeFromSchema } from "./types.ts";
 
+/** What the lexer reads as one identifier (docs/language.md): every name `.agent` can write. */
+const AGENT_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** A file handed to the core: a project-relative POSIX path and its text. */
 export interface ProjectFile {
   path: string;
@@ -389,6 +392,7 @@ class Resolver {
     const out = new Map<string, ResolvedSchema>();
     for (const res of resources) {
       const schema = res.value.spec;
+      this.checkAgentName(res.name, res.span, "Schema", `Schema/${res.name}`);
       out.set(res.name, {
         name: res.name,
         schema,
@@ -398,6 +402,26 @@ class Resolver {
       this.checkRequiredProperties(res, schema, ["spec"]);
     }
     return out;
+  }
+
+  /**
+   * One naming rule for `.agent` and YAML: a Tool, an operation or a Schema is referred to from
+   * `.agent` files (`tool.<Tool>.<op>`, `input <Schema>`), so its name must be an `.agent`
+   * identifier. `my-tool`, `v1.read` or `2fa` would be a resource no grant or type can name.
+   */
+  private checkAgentName(name: string, span: Span, what: string, shown: string): void {
+    if (AGENT_IDENTIFIER.test(name)) return;
+    const fixed = name.replace(/[^A-Za-z0-9_]/g, "_").replace(/^(?=[0-9])/, "_") || "_";
+    this.diagnostics.push(
+      diagnostic(
+        "TF2015",
+        span,
+        `${shown}: \`${name}\` is not an .agent identifier ([A-Za-z_][A-Za-z0-9_]*), so no .agent file can refer to this ${what}`,
+        {
+          hint: `rename it to \`${fixed}\` (letters, digits and \`_\`, not starting with a digit)`,
+        },
+      ),
+    );
   }
 
   /** `required` names must be declared properties (a typo there silently loosens the type). */
@@ -432,6 +456,7 @@ class Resolver {
   ): Map<string, ResolvedTool> {
     const tools = new Map<string, ResolvedTool>();
     for (const res of resources) {
+      this.checkAgentName(res.name, res.span, "Tool", `Tool/${res.name}`);
       const settings = resolveAdapterSettings(res, this.diagnostics);
       const operations = new Map<string, ResolvedOperation>();
       for (const [opName, op] of Object.entries(res.value.spec.operations) as [
@@ -439,6 +464,12 @@ class Resolver {
         OperationSpec,
       ][]) {
         const opSpan = res.spanOf(["spec", "operations", opName]);
+        this.checkAgentName(
+          opName,
+          opSpan,
+          "operation",
+          `operation \`${opName}\` of Tool/${res.name}`,
+        );
         if (
           res.value.spec.adapter === "workspace" &&
           !(WORKSPACE_OPERATIONS as readonly string[]).includes(opName)

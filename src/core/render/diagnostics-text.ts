@@ -32,6 +32,31 @@ const STYLE = {
   reset: "\u001b[0m",
 };
 
+/** Lines up to this many characters are echoed whole; a longer one is cut around the caret. */
+export const MAX_ECHOED_LINE = 160;
+/** Characters of context kept on each side of the caret in a cut line. */
+const CONTEXT = 60;
+
+/** The part of `raw` echoed for a span [start, end): all of it, or a window around the caret. */
+function sourceWindow(raw: string, start: number, end: number): { from: number; to: number } {
+  if (raw.length <= MAX_ECHOED_LINE) return { from: 0, to: raw.length };
+  let from = Math.max(0, start - CONTEXT);
+  let to = Math.min(
+    raw.length,
+    Math.max(end, start + 1) + CONTEXT,
+    start + MAX_ECHOED_LINE - CONTEXT,
+  );
+  to = Math.max(to, Math.min(raw.length, start + 1));
+  // Never split a surrogate pair at either edge.
+  if (from > 0 && isLowSurrogate(raw.charCodeAt(from))) from--;
+  if (to < raw.length && isLowSurrogate(raw.charCodeAt(to))) to++;
+  return { from, to };
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
 export function renderDiagnosticText(d: Diagnostic, options: DiagnosticRenderOptions): string {
   const paint = (style: keyof typeof STYLE, s: string) =>
     options.color ? `${STYLE[style]}${s}${STYLE.reset}` : s;
@@ -52,11 +77,22 @@ export function renderDiagnosticText(d: Diagnostic, options: DiagnosticRenderOpt
       // caret is placed by the escaped width of what precedes and of what it underlines.
       const start = Math.min(Math.max(0, d.span.column - 1), raw.length);
       const end = Math.min(Math.max(start, endCol - 1), raw.length);
-      const indent = safe(raw.slice(0, start)).length + Math.max(0, d.span.column - 1 - raw.length);
-      const width = Math.max(1, safe(raw.slice(start, end)).length);
-      lines.push(paint("dim", ` ${gutter} | `) + safe(raw));
+      // A minified file is one very long line: show a window around the caret, marked with
+      // ellipses and the column, never the whole line.
+      const w = sourceWindow(raw, start, end);
+      const shown = `${w.from > 0 ? "…" : ""}${safe(raw.slice(w.from, w.to))}${w.to < raw.length ? "…" : ""}`;
+      const indent =
+        (w.from > 0 ? 1 : 0) +
+        safe(raw.slice(w.from, start)).length +
+        Math.max(0, d.span.column - 1 - raw.length);
+      const width = Math.max(1, safe(raw.slice(start, Math.min(end, w.to))).length);
+      const cut =
+        w.from > 0 || w.to < raw.length
+          ? paint("dim", ` column ${d.span.column} of a ${raw.length}-character line`)
+          : "";
+      lines.push(paint("dim", ` ${gutter} | `) + shown);
       lines.push(
-        `${paint("dim", ` ${pad} | `)}${" ".repeat(indent)}${paint(d.severity, "^".repeat(width))}`,
+        `${paint("dim", ` ${pad} | `)}${" ".repeat(indent)}${paint(d.severity, "^".repeat(width))}${cut}`,
       );
     }
   }

@@ -4,9 +4,17 @@
  * fs adapter (src/adapters/fs/run-store.ts) reads and writes them. Review runs keep their own
  * phase cursor (src/core/review/ports.ts) and share the lock, placement and drift checks here.
  */
+import type { ApprovalSubject } from "../render/approval-text.ts";
 import type { RunEnvironment } from "./run-environment.ts";
 
-export type RunStatus = "running" | "awaiting-approval" | "completed" | "failed" | "in-doubt";
+export type RunStatus =
+  | "running"
+  | "awaiting-approval"
+  | "completed"
+  | "failed"
+  | "in-doubt"
+  /** Stopped by SIGINT/SIGTERM; `terfyn run --resume` continues it. */
+  | "interrupted";
 
 /** Where a run is: the iteration and the step path the interpreter last reached. */
 export interface RunCursor {
@@ -22,7 +30,14 @@ export interface RunState extends RunCursor {
   ir_hash: string;
   status: RunStatus;
   /** Set while awaiting approval: what to approve. */
-  awaiting?: { hash: string; step: string; label: string; kind: "approve" | "gated-grant" };
+  awaiting?: {
+    hash: string;
+    step: string;
+    label: string;
+    kind: "approve" | "gated-grant";
+    /** Exactly what is approved, in full (absent in runs paused before it was recorded). */
+    subject?: ApprovalSubject;
+  };
   model_script?: string;
   /**
    * The resolved workspace roots, test commands and tool declarations the run started with; a
