@@ -3,7 +3,7 @@
  * real defect and six review comments) through `terfyn review`, both gates, to done.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -632,4 +632,59 @@ describe("terfyn review: a new test ran, or it did not", () => {
     const verdict = JSON.parse(readFileSync(join(b.runDir, "verdict.json"), "utf8"));
     expect(verdict).toMatchObject({ status: "pass", new_tests_run: 1 });
   }, 120_000);
+});
+
+describe("terfyn review: the referee gets facts", () => {
+  const SCRIPT = join(EXAMPLE, "model-script.yaml");
+  const withTestCommand = (command: string) => {
+    const b = build();
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(
+      agents,
+      readFileSync(agents, "utf8").replace(/^- test:.*$/im, `- test: \`${command}\``),
+    );
+    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "test command");
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    request.head = git(b.repo, "rev-parse", "HEAD");
+    writeFileSync(b.request, JSON.stringify(request));
+    return b;
+  };
+  const pastPlanGate = async (b: ReturnType<typeof build>) => {
+    expect((await runTerfyn(startArgs(b, SCRIPT), b.repo)).code).toBe(2);
+    await runTerfyn(
+      ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+      b.repo,
+    );
+    return runTerfyn(["review", "--resume", b.runDir], b.repo);
+  };
+
+  it("the same failure with different durations and temp paths is the same failure: it escalates to a fresh plan from the head", async () => {
+    const b = withTestCommand(
+      `node -e "const d=require('node:os').tmpdir()+'/t'+process.pid; console.log('assertion failed after '+(Math.random()*100).toFixed(3)+'ms in '+d+' at '+new Date().toISOString()); process.exit(1)"`,
+    );
+    const r = await pastPlanGate(b);
+    expect(r.code, r.stderr).toBe(2);
+    const v1 = JSON.parse(readFileSync(join(b.runDir, "verdict-1.json"), "utf8"));
+    const v2 = JSON.parse(readFileSync(join(b.runDir, "verdict-2.json"), "utf8"));
+    expect(v1.evidence).not.toBe(v2.evidence);
+    expect(v1.failure_signature).toBe(v2.failure_signature);
+    // The re-plan is a new planning round with its own Planner run, and a new approval.
+    expect(state(b.runDir)).toMatchObject({ awaiting: { gate: "plan" } });
+    expect(JSON.parse(readFileSync(join(b.runDir, "plan.json"), "utf8")).round).toBe(2);
+    expect(readdirSync(join(b.runDir, "agents")), r.stderr).toContain("plan-2");
+    // The worktree was put back to the head before the next round's red tests.
+    expect(r.stderr).toContain("re-planning from the head: put back");
+  }, 180_000);
+
+  it("a test command that is not there is environmental: the run stops and says so instead of changing code", async () => {
+    const b = withTestCommand("terfyn-no-such-command-xyz --run");
+    const r = await pastPlanGate(b);
+    expect(r.code, r.stderr).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain("environmental failure");
+    const v = JSON.parse(readFileSync(join(b.runDir, "verdict-1.json"), "utf8"));
+    expect(v).toMatchObject({ failure_class: "environmental" });
+    expect(v.failure_evidence).toContain("command not found");
+    expect(existsSync(join(b.runDir, "verdict-2.json"))).toBe(false);
+  }, 180_000);
 });

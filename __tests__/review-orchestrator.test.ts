@@ -472,7 +472,7 @@ describe("review orchestrator", () => {
     expect(w.published).toBe(0);
   });
 
-  it("the same failure twice escalates to a new plan, which needs a fresh approval", async () => {
+  it("the same failure twice escalates to a re-plan from the head, given the failure, whose plan needs a fresh approval even when it is the same", async () => {
     const w = world();
     let n = 0;
     const failing: Verdict = {
@@ -484,22 +484,68 @@ describe("review orchestrator", () => {
       evidence: "got -1",
       failure_signature: "TestAdd:-1",
     };
+    const rounds: { n: number; failure?: string }[] = [];
+    const redRounds: number[] = [];
+    let resets = 0;
     const p = ports(w, {
       build: async () => (++n <= 2 ? failing : GREEN),
-      plan: async () => ({
-        plan: { ...PLAN, conventions: [`attempt ${n}`] },
-        markdown: `plan ${n}\n`,
-      }),
+      // The same plan, word for word, in every round.
+      plan: async (_r, _d, round) => {
+        rounds.push({
+          n: round?.n ?? 1,
+          ...(round?.failure ? { failure: round.failure.reason } : {}),
+        });
+        return { plan: PLAN, markdown: "the plan\n" };
+      },
+      writeRedTests: async (_plan, round) => {
+        redRounds.push(round ?? 1);
+        return [{ test: "TestAdd", failed: true }];
+      },
+      resetWork: async () => {
+        resets++;
+        return ["add.go", "add_test.go"];
+      },
     });
     const first = await runReview(p);
-    approve(w, first.status === "awaiting-approval" ? first.gate : "plan");
+    const firstHash = first.status === "awaiting-approval" ? first.hash : "";
+    approve(w, "plan");
     const afterEscalation = await runReview(p);
     expect(afterEscalation).toMatchObject({ status: "awaiting-approval", gate: "plan" });
-    expect(w.files.get("plan.md")).toBe("plan 2\n");
+    expect(afterEscalation.status === "awaiting-approval" && afterEscalation.hash).not.toBe(
+      firstHash,
+    );
+    expect(JSON.parse(w.files.get("plan.json") ?? "{}").round).toBe(2);
+    expect(rounds).toEqual([{ n: 1 }, { n: 2, failure: "TestAdd fails" }]);
+    expect(resets).toBe(1);
     approve(w, "plan");
     const end = await toEnd(w, p);
     expect(end).toMatchObject({ status: "ended", terminal: "done" });
     expect(w.state?.build.escalations).toBe(1);
+    expect(redRounds).toEqual([1, 2]);
+  });
+
+  it("the same attempt failing differently is mechanical (retried as it is), not a new failure to fix", async () => {
+    const w = world();
+    let n = 0;
+    const flaky = (sig: string): Verdict => ({
+      status: "fail",
+      failure_class: "tactical",
+      tests_run: 1,
+      new_tests_run: 0,
+      reason: "the test command exited 1",
+      evidence: sig,
+      failure_signature: sig,
+      attempt: "same-files",
+    });
+    const p = ports(w, {
+      build: async () => (++n === 1 ? flaky("a") : n === 2 ? flaky("b") : GREEN),
+    });
+    const end = await toEnd(w, p);
+    expect(end).toMatchObject({ status: "ended", terminal: "done" });
+    const second = JSON.parse(w.files.get("verdict-2.json") ?? "{}");
+    expect(second.failure_class).toBe("mechanical");
+    expect(second.failure_evidence).toContain("failed differently");
+    expect(w.state?.build.escalations).toBe(0);
   });
 
   it("a crash between any two phases, then a restart: no completed phase repeats, no approval is asked twice, nothing is published twice", async () => {

@@ -89,6 +89,10 @@ export class LocalWorkTree implements WorkTreePort {
     return this.git().root;
   }
 
+  location(): string {
+    return this.root();
+  }
+
   async prepare(head: string): Promise<void> {
     if (this.worktreeWriter) return;
     const dir = await this.path();

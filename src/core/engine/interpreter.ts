@@ -9,8 +9,8 @@
  */
 import type { JsonSchemaNode } from "../config/schemas.ts";
 import type { ResolvedAgent, ResolvedProject } from "../model/project.ts";
-import type { ApprovalSubject } from "../render/approval-text.ts";
 import { sha256 } from "../plan/canonical-hash.ts";
+import type { ApprovalSubject } from "../render/approval-text.ts";
 import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
 import type { JournalEvent, ModelResponse } from "./journal.ts";
 import type { ConversationMessage, EnginePorts, ToolSpec } from "./ports.ts";

@@ -5,8 +5,8 @@
  */
 
 import { z } from "zod";
-import type { ApprovalSubject } from "../render/approval-text.ts";
 import { nestingProblem } from "../nesting.ts";
+import type { ApprovalSubject } from "../render/approval-text.ts";
 
 export type JournalEvent =
   | { type: "run.start"; run: string; workflow: string; ir_hash: string; input: unknown }

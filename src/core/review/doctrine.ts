@@ -72,6 +72,8 @@ export const planSchema = z.object({
   /** The repository conventions the plan relies on (from AGENTS.md), named. */
   conventions: z.array(z.string()).default([]),
   items: z.array(z.string()),
+  /** The planning round (absent: the first); a re-plan after an escalation is round 2, 3, … */
+  round: z.number().int().positive().optional(),
 });
 
 export type ReviewPlan = z.infer<typeof planSchema>;

@@ -60,6 +60,8 @@ export interface CommandPort {
 export interface WorkTreePort {
   /** Makes sure the work tree exists at `head` (idempotent); refuses one changed outside the run. */
   prepare(head: string): Promise<void>;
+  /** Where the work tree is (taken out of failure texts, so two runs of a failure compare equal). */
+  location(): string;
   /**
    * A file as the head commit has it (not as the work tree has it now, which agents may have
    * changed), or undefined when the head has no such file.

@@ -65,12 +65,22 @@ export interface ReviewSteps {
   /** The commit the branch is at now: a run that waited at a gate checks nobody moved it. */
   currentHead?(): Promise<string>;
   decide(request: ReviewRequest): Promise<Decision[]>;
+  /**
+   * A plan for the `fix` decisions. `round` counts planning rounds (2 after the first re-plan);
+   * a re-plan is given the failure that escalated it and is planned afresh.
+   */
   plan(
     request: ReviewRequest,
     decisions: readonly Decision[],
+    round?: { n: number; failure?: Verdict },
   ): Promise<{ plan: ReviewPlan; markdown: string }>;
   /** Writes the planned tests and runs them: each must fail before any implementation. */
-  writeRedTests(plan: ReviewPlan): Promise<TestResult<"failed">[]>;
+  writeRedTests(plan: ReviewPlan, round?: number): Promise<TestResult<"failed">[]>;
+  /**
+   * Puts every file the run changed back as the head has it (an escalation re-plans from the
+   * head, so red tests are written and must fail against the old code again). Returns them.
+   */
+  resetWork?(): Promise<string[]>;
   /** One implement → validate pass. */
   build(plan: ReviewPlan, iteration: number): Promise<Verdict>;
   /** Files changed so far, relative to the repository. */

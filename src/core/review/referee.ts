@@ -34,6 +34,10 @@ export interface Verdict {
     code?: number;
   }[];
   new_tests?: { test: string; passed: boolean; ran: boolean; evidence: string }[];
+  /** What the failure class was decided from (observed, not said by an agent). */
+  failure_evidence?: string;
+  /** A content id of the files the pass validated: the same attempt twice has the same id. */
+  attempt?: string;
 }
 
 export interface RefereeLimits {

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { type Decision, decisionsSchema, planSchema, type ReviewPlan } from "./doctrine.ts";
 import type { AgentCall, ReviewEffects } from "./effects.ts";
+import { failureSignature, observedFailureClass } from "./failure-facts.ts";
 import type { ApprovalEntry } from "./gates.ts";
 import { RunEnd } from "./phase.ts";
 import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
@@ -57,14 +58,6 @@ const NAME_PLACEHOLDER = /<name>|\{\{name\}\}|\{name\}/g;
 /** The last lines of a command's output: the evidence a verdict carries. */
 export function outputTail(output: string, lines = 20): string {
   return output.split("\n").slice(-lines).join("\n");
-}
-
-/** A stable id of a failure: the same failure twice has the same signature (durations stripped). */
-export function failureSignature(code: number, tail: string): string {
-  return createHash("sha256")
-    .update(`${code}\n${tail.replace(/\d+(\.\d+)?ms/g, "")}`)
-    .digest("hex")
-    .slice(0, 16);
 }
 
 /** The Markdown a plan gate shows. */
@@ -380,12 +373,19 @@ export class DoctrineSteps implements ReviewSteps {
   async plan(
     _request: ReviewRequest,
     decisions: readonly Decision[],
+    round: { n: number; failure?: Verdict } = { n: 1 },
   ): Promise<{ plan: ReviewPlan; markdown: string }> {
-    const plan = this.parsed(
-      "Planner",
-      planSchema,
-      await this.agent("Planner", "plan", { decisions }),
-    );
+    // Each round is its own agent step (its own journal): a re-plan is planned afresh, with the
+    // failure that escalated it, never replayed from the first round's answer.
+    const step = round.n === 1 ? "plan" : `plan-${round.n}`;
+    const failure = round.failure && {
+      reason: round.failure.reason,
+      failure_class: round.failure.failure_class,
+      failure_evidence: round.failure.failure_evidence,
+      evidence: round.failure.evidence,
+    };
+    const input = round.n === 1 ? { decisions } : { decisions, round: round.n, failure };
+    const plan = this.parsed("Planner", planSchema, await this.agent("Planner", step, input));
     return { plan, markdown: planMarkdown(plan) };
   }
 
@@ -410,8 +410,13 @@ export class DoctrineSteps implements ReviewSteps {
     };
   }
 
-  async writeRedTests(plan: ReviewPlan): Promise<TestResult<"failed">[]> {
-    await this.agent("TestWriter", "red-tests", plan, plan.test_files);
+  async writeRedTests(plan: ReviewPlan, round = 1): Promise<TestResult<"failed">[]> {
+    await this.agent(
+      "TestWriter",
+      round === 1 ? "red-tests" : `red-tests-${round}`,
+      plan,
+      plan.test_files,
+    );
     const out: TestResult<"failed">[] = [];
     for (const test of plan.tests) {
       const r = await this.runSingleTest(test);
@@ -448,6 +453,7 @@ export class DoctrineSteps implements ReviewSteps {
     for (const test of plan.tests) newTests.push({ test, ...(await this.runSingleTest(test)) });
     const newTestsRun = newTests.filter((t) => t.passed && t.ran).length;
     const common = {
+      attempt: await this.attemptId(),
       tests_run: plan.tests.length,
       new_tests_run: newTestsRun,
       gates,
@@ -468,16 +474,34 @@ export class DoctrineSteps implements ReviewSteps {
         ? { gate: "test", ...suite }
         : (failedGate as NonNullable<typeof failedGate>);
     const tail = outputTail(failing.output);
+    const signature = failureSignature(failing.gate, failing.code, tail, [
+      (await this.tree()).location(),
+    ]);
+    const observed = observedFailureClass(failing);
     return {
       status: "fail",
-      failure_class: "tactical",
       ...common,
+      failure_class: observed.failure_class,
+      failure_evidence: observed.evidence,
       reason: failing.timedOut
         ? `the ${failing.gate} command timed out`
         : `the ${failing.gate} command exited ${failing.code}`,
       evidence: tail,
-      failure_signature: failureSignature(failing.code, `${failing.gate}\n${tail}`),
+      failure_signature: signature,
     };
+  }
+
+  /** A content id of what the run has changed: the same attempt twice has the same id. */
+  private async attemptId(): Promise<string> {
+    const tree = await this.tree();
+    const h = createHash("sha256");
+    for (const file of await this.changedFiles()) {
+      const { worktree } = await tree.fileVersions(file);
+      h.update(
+        `${file}\0${worktree ? createHash("sha256").update(worktree).digest("hex") : "absent"}\0`,
+      );
+    }
+    return h.digest("hex").slice(0, 16);
   }
 
   async currentHead(): Promise<string> {
@@ -519,6 +543,12 @@ export class DoctrineSteps implements ReviewSteps {
         )
       : [];
     return composeArtifact(decisions, files);
+  }
+
+  async resetWork(): Promise<string[]> {
+    const changed = await this.changedFiles();
+    if (changed.length > 0) await (await this.tree()).revert(changed);
+    return changed;
   }
 
   async release(): Promise<void> {

@@ -9,6 +9,27 @@ import { filesOutsidePlan } from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
 import { referee, type Verdict } from "../referee.ts";
 
+/**
+ * The same attempt (unchanged files) failing differently from the last pass is mechanical: a
+ * flaky test or service, to be retried as it is, not "fixed" by changing code.
+ */
+function sameAttemptFailingDifferently(verdict: Verdict, previous: Verdict | undefined): Verdict {
+  if (
+    verdict.status === "fail" &&
+    verdict.failure_class === "tactical" &&
+    previous?.status === "fail" &&
+    previous.attempt !== undefined &&
+    previous.attempt === verdict.attempt &&
+    previous.failure_signature !== verdict.failure_signature
+  )
+    return {
+      ...verdict,
+      failure_class: "mechanical",
+      failure_evidence: `the same attempt (unchanged files, ${verdict.attempt}) failed differently than the last pass (${previous.failure_signature} then ${verdict.failure_signature}): flaky, not wrong`,
+    };
+  return verdict;
+}
+
 export const buildPhase: PhaseDefinition<"build"> = {
   name: "build",
   reads: ["plan.json", "red-tests.json"],
@@ -25,7 +46,10 @@ export const buildPhase: PhaseDefinition<"build"> = {
     for (;;) {
       const { build } = ctx.state();
       const iteration = build.iteration + 1;
-      const verdict = await ctx.ports.steps.build(plan, iteration);
+      const verdict = sameAttemptFailingDifferently(
+        await ctx.ports.steps.build(plan, iteration),
+        history.at(-1),
+      );
       await ctx.write("verdict-<n>.json", verdict, iteration);
       await ctx.write("verdict.json", verdict);
       const ruling = referee(
@@ -45,8 +69,15 @@ export const buildPhase: PhaseDefinition<"build"> = {
       });
       if (ruling.decision === "STOP_OK") break;
       if (ruling.decision === "STOP_STUCK") return end("stuck", ruling.rule);
-      // Back to planning; the new plan has a new hash and needs a fresh approval.
-      if (ruling.decision === "ESCALATE") return { next: "plan" };
+      // Back to planning, from the head: what this plan's round changed is put back, so the next
+      // round's red tests must fail against the old code again. The new plan names its round, so
+      // it has a new hash and needs a fresh approval.
+      if (ruling.decision === "ESCALATE") {
+        const reset = (await ctx.ports.steps.resetWork?.()) ?? [];
+        if (reset.length > 0)
+          ctx.ports.progress(`re-planning from the head: put back ${reset.join(", ")}`);
+        return { next: "plan" };
+      }
     }
     const outside = filesOutsidePlan(
       await ctx.ports.steps.changedFiles(),

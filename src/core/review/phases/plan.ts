@@ -10,7 +10,7 @@ import { end, type PhaseDefinition } from "../phase.ts";
 export const planPhase: PhaseDefinition<"plan"> = {
   name: "plan",
   reads: ["request.json", "decisions.json"],
-  optionalReads: [],
+  optionalReads: ["verdict.json"],
   writes: ["plan.json", "plan.md"],
   async run(ctx) {
     const request = await ctx.read("request.json");
@@ -29,7 +29,19 @@ export const planPhase: PhaseDefinition<"plan"> = {
       );
       return { next: "compose" };
     }
-    const { plan, markdown } = await ctx.ports.steps.plan(request, decisions);
+    // A re-plan (after an escalation) is a new round: planned afresh from the failure, and the
+    // plan names its round, so even an identical plan has new bytes and needs a new approval.
+    const round = ctx.state().build.escalations + 1;
+    const failure = round > 1 ? await ctx.readOptional("verdict.json") : undefined;
+    const planned = await ctx.ports.steps.plan(request, decisions, {
+      n: round,
+      ...(failure ? { failure } : {}),
+    });
+    const plan = round > 1 ? { ...planned.plan, round } : planned.plan;
+    const markdown =
+      round > 1
+        ? `${planned.markdown}\nPlanning round ${round}, after: ${failure?.reason ?? "an escalation"}\n`
+        : planned.markdown;
     const outside = planPathProblems(plan);
     if (outside.length > 0)
       return end(

@@ -8,7 +8,7 @@ export const redTestsPhase: PhaseDefinition<"red-tests"> = {
   writes: ["red-tests.json"],
   async run(ctx) {
     const plan = await ctx.read("plan.json");
-    const results = await ctx.ports.steps.writeRedTests(plan);
+    const results = await ctx.ports.steps.writeRedTests(plan, ctx.state().build.escalations + 1);
     await ctx.write("red-tests.json", { tests: results });
     // First: did they run at all? A command that ran no test (a renamed test, a pattern matching
     // nothing) exits 0 or fails without any test having failed.
