@@ -227,6 +227,8 @@ class EngineAgents implements AgentPort {
     const tools: ToolPort = { execute: (c) => ws.execute(c.operation, c.input) };
     const store = await RunStore.create(join(this.c.runDir, "agents", call.step));
     try {
+      // What the agent was given, next to its journal: an audit can see exactly what it saw.
+      await store.writeInput(call.input);
       const outcome = await runAgentStep({
         runId: `review:${call.step}`,
         project: this.c.agents,
