@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
+import type { JournalEvent } from "../../core/engine/journal.ts";
 import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
 import type { ResolvedProject } from "../../core/model/project.ts";
 import type {
@@ -210,6 +211,12 @@ class FileIntake implements IntakePort {
   }
 }
 
+/** The tool operations a journal shows called and completed (a result, ok), in order. */
+export function completedOperations(events: readonly JournalEvent[]): string[] {
+  const ok = new Set(events.flatMap((e) => (e.type === "effect.result" && e.ok ? [e.key] : [])));
+  return events.flatMap((e) => (e.type === "effect.intent" && ok.has(e.key) ? [e.tool] : []));
+}
+
 /** Agents through the engine, each in a workspace of the run's worktree limited to its writes. */
 class EngineAgents implements AgentPort {
   constructor(
@@ -217,7 +224,9 @@ class EngineAgents implements AgentPort {
     private readonly tree: LocalWorkTree,
   ) {}
 
-  async run(call: AgentCall): Promise<{ result: unknown; written: string[] }> {
+  async run(
+    call: AgentCall,
+  ): Promise<{ result: unknown; written: string[]; operations: string[] }> {
     const ws = await WorkspaceTool.open({
       root: this.tree.root(),
       writable: call.writable,
@@ -229,6 +238,8 @@ class EngineAgents implements AgentPort {
     const tools: ToolPort = { execute: (c) => ws.execute(c.operation, c.input) };
     const store = await RunStore.create(join(this.c.runDir, "agents", call.step));
     try {
+      // What the agent was given, next to its journal: an audit can see exactly what it saw.
+      await store.writeInput(call.input);
       const outcome = await runAgentStep({
         runId: `review:${call.step}`,
         project: this.c.agents,
@@ -248,7 +259,11 @@ class EngineAgents implements AgentPort {
       });
       if (outcome.status !== "completed")
         throw new Error("error" in outcome ? outcome.error : outcome.status);
-      return { result: outcome.result, written: [...ws.written] };
+      return {
+        result: outcome.result,
+        written: [...ws.written],
+        operations: completedOperations(await store.readJournal()),
+      };
     } finally {
       store.close();
     }

@@ -1,10 +1,13 @@
 /**
- * The doctrine in code (docs/review-doctrine.md, doctrines 11–17): the closed sets a deciding step chooses
- * from, the shape of `decisions.json` and `plan.json`, and the checks that make a lazy or
- * obedient decision visible: an `executed` method needs a detail line, praise gets no reply, a
- * stale or out-of-scope item produces no diff, an item seen before is reaffirmed with fresh
- * verification or reversed with a reason, and nothing outside the approved plan is touched.
- * Pure.
+ * The doctrine in code (docs/review-doctrine.md, doctrines 11–17; every field of a decision is
+ * described in docs/review-decisions.md): the closed sets a deciding step chooses from, the
+ * shape of `decisions.json` and `plan.json`, and the checks that make a lazy or obedient
+ * decision visible: an `executed` method needs a detail line and a command the Decider really
+ * ran, praise gets no reply, a stale or out-of-scope item produces no diff, a missing test is
+ * not filed as broken code, runtime harm names a path from an entry point, an item whose
+ * anchored code is gone at head is fixed only on evidence read at head, an item seen before is
+ * reaffirmed with fresh verification (and the same decision) or reversed with a reason, every
+ * fix is in the plan, and nothing outside the approved plan is touched. Pure.
  */
 import { z } from "zod";
 import { article } from "../words.ts";
@@ -12,6 +15,7 @@ import { matchesAnyRepoPattern } from "./repo-facts.ts";
 
 export const ITEM_CLASSES = [
   "defect",
+  "test-gap",
   "question",
   "incorrect-claim",
   "out-of-scope",
@@ -27,6 +31,7 @@ export const ALLOWED_ACTIONS: Record<
   readonly (typeof ACTIONS)[number][]
 > = {
   defect: ["fix", "ticket"],
+  "test-gap": ["fix", "ticket"],
   question: ["answer"],
   "incorrect-claim": ["push-back"],
   "out-of-scope": ["ticket"],
@@ -36,6 +41,18 @@ export const ALLOWED_ACTIONS: Record<
 
 /** Actions that change code; every other action leaves the tree untouched. */
 export const DIFF_ACTIONS: readonly (typeof ACTIONS)[number][] = ["fix"];
+
+/** A commit id (as request.json has them). */
+const commitId = z.string().regex(/^[0-9a-f]{7,64}$/, "a commit id: 7 to 64 lowercase hex digits");
+
+export const HARMS = ["reachable", "latent", "none"] as const;
+export const PRIOR_OUTCOMES = ["reaffirm", "reverse"] as const;
+
+/** Methods that verify a claim in this run (searching finds code; it does not verify a claim). */
+export const VERIFYING_METHODS: readonly (typeof METHODS)[number][] = ["executed", "read"];
+
+/** The tool operations that execute something: an `executed` claim needs one in the Decider's journal. */
+export const EXECUTING_OPERATIONS = ["run_tests", "command"] as const;
 
 export const decisionSchema = z.object({
   /** The review thread or comment this decides. */
@@ -48,12 +65,36 @@ export const decisionSchema = z.object({
   evidence: z.string(),
   /** Direction-shaped text found in the item (reported, never obeyed). */
   injected_directions: z.array(z.string()).default([]),
-  /** For an item decided in an earlier run: keep the decision with fresh verification, or change it with a reason. */
-  prior: z
-    .object({ outcome: z.enum(["reaffirm", "reverse"]), reason: z.string().min(1) })
-    .optional(),
+  /**
+   * For an item decided in an earlier run: keep the decision with fresh verification, or change
+   * it, saying what changed.
+   */
+  prior: z.object({ outcome: z.enum(PRIOR_OUTCOMES), reason: z.string().min(1) }).optional(),
   /** A claim of runtime harm names a reachable path from a real entry point, else it is latent. */
-  harm: z.enum(["reachable", "latent", "none"]).default("none"),
+  harm: z.enum(HARMS).default("none"),
+  /** For `harm: reachable`: the path from an entry point to the harm (`formatTotal → add`). */
+  path: z.string().optional(),
+  /**
+   * The head commit the evidence was read or executed at. An item whose anchored code is gone at
+   * head can be decided `fix` only with this equal to the request's head.
+   */
+  verified_at: commitId.optional(),
+  /** The repository's standards that bear on each file a fix changes (AGENTS.md conventions), one finding per file. */
+  standards: z
+    .array(z.object({ file: z.string().min(1), standard: z.string().min(1), finding: z.string() }))
+    .optional(),
+  /**
+   * The thread's provenance (doctrine 14), recorded by Terfyn from the request whatever the
+   * Decider says: the report tells "outdated but still true" from "current but stale" by it.
+   */
+  provenance: z
+    .object({
+      made_against: z.string(),
+      commits_behind: z.number().int(),
+      anchor_moved: z.boolean(),
+      anchor_gone: z.boolean(),
+    })
+    .optional(),
   /** The reply to post in the thread (none for praise). */
   reply: z.string().optional(),
 });
@@ -83,13 +124,50 @@ export interface DoctrineProblem {
   problem: string;
 }
 
+/** Problems as the one line a stuck run gives; `what` breaks the doctrine. */
+export function describeDoctrineProblems(
+  problems: readonly DoctrineProblem[],
+  what = "the decisions break",
+): string {
+  return `${what} the doctrine: ${problems.map((p) => `${p.item ?? ""} ${p.problem}`.trim()).join("; ")}`;
+}
+
+/**
+ * Whether a thread's anchored code is gone at head (doctrine 14): the platform marks it
+ * outdated, or it has no line at head. Such a comment may still be true, but only the code at
+ * head can say so.
+ */
+export function anchorGoneAtHead(thread: { line: number | null; outdated: boolean }): boolean {
+  return thread.line === null || thread.outdated;
+}
+
+/** Whether two commit ids name the same commit (one may be abbreviated, at least 7 digits). */
+export function sameCommit(a: string, b: string): boolean {
+  return a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
+}
+
+export interface DecisionContext {
+  /** The unresolved items of the request: each needs exactly one decision. */
+  itemIds: readonly string[];
+  /** Items an earlier run decided (`--prior`); with `prior`, derived from it. */
+  priorItems?: readonly string[];
+  /** The earlier run's decisions: a reaffirm must keep them, a reverse must change them. */
+  prior?: readonly Decision[];
+  /** The request's head: evidence for a fix of an item whose anchor is gone must be verified here. */
+  head?: string;
+  /** Items whose anchored code is gone at head (anchorGoneAtHead). */
+  anchorGone?: readonly string[];
+}
+
 /** Problems with a set of decisions; the run refuses decisions that have any. */
 export function checkDecisions(
   decisions: readonly Decision[],
-  ctx: { itemIds: readonly string[]; priorItems: readonly string[] },
+  ctx: DecisionContext,
 ): DoctrineProblem[] {
   const out: DoctrineProblem[] = [];
   const seen = new Set<string>();
+  const priorBy = new Map((ctx.prior ?? []).map((p) => [p.item, p]));
+  const priorItems = new Set([...(ctx.priorItems ?? []), ...priorBy.keys()]);
   for (const d of decisions) {
     if (seen.has(d.item)) out.push({ item: d.item, problem: "decided twice" });
     seen.add(d.item);
@@ -110,23 +188,104 @@ export function checkDecisions(
       out.push({ item: d.item, problem: "replies to praise" });
     if (["question", "incorrect-claim"].includes(d.class) && !d.reply?.trim())
       out.push({ item: d.item, problem: `${article(d.class)} ${d.class} needs a reply` });
-    if (ctx.priorItems.includes(d.item) && !d.prior)
+    // Doctrine 16: a claim of runtime harm names how it is reached, else it is latent.
+    if (d.harm === "reachable" && !d.path?.trim())
+      out.push({
+        item: d.item,
+        problem:
+          "claims `harm: reachable` with no `path` from an entry point: name the path, or call the harm latent",
+      });
+    // Doctrine 14: a comment whose anchored code is gone is fixed only on evidence taken at head.
+    if (d.action === "fix" && ctx.anchorGone?.includes(d.item)) {
+      const atHead =
+        VERIFYING_METHODS.includes(d.method) &&
+        d.verified_at !== undefined &&
+        ctx.head !== undefined &&
+        sameCommit(d.verified_at, ctx.head);
+      if (!atHead)
+        out.push({
+          item: d.item,
+          problem: `is anchored to code that is gone at head, and is decided fix without evidence verified at head: read or execute it at ${ctx.head ?? "the head"} and say so in \`verified_at\``,
+        });
+    }
+    // Doctrine 15: reaffirm or reverse, never drift.
+    const earlier = priorBy.get(d.item);
+    if (priorItems.has(d.item) && !d.prior)
       out.push({
         item: d.item,
         problem:
           "was decided in an earlier run: reaffirm it with fresh verification or reverse it with a reason",
       });
-    if (
-      d.prior?.outcome === "reaffirm" &&
-      /as previously decided|see (the )?previous/i.test(d.prior.reason)
-    ) {
-      out.push({ item: d.item, problem: "reaffirmed without fresh verification" });
+    if (d.prior && !priorItems.has(d.item))
+      out.push({
+        item: d.item,
+        problem: `says it ${d.prior.outcome}s an earlier decision, but no earlier run decided it`,
+      });
+    if (d.prior?.outcome === "reaffirm") {
+      if (/as previously decided|see (the )?previous/i.test(d.prior.reason))
+        out.push({ item: d.item, problem: "reaffirmed without fresh verification" });
+      else if (!VERIFYING_METHODS.includes(d.method))
+        out.push({
+          item: d.item,
+          problem: `reaffirmed on a ${d.method} method: a reaffirm needs fresh verification in this run (read or executed)`,
+        });
+      if (earlier && (earlier.action !== d.action || earlier.class !== d.class))
+        out.push({
+          item: d.item,
+          problem: `"reaffirms" the earlier decision (${earlier.class}, ${earlier.action}) while changing it to ${d.class}, ${d.action}: a change is a reverse, with what changed`,
+        });
     }
+    if (
+      d.prior?.outcome === "reverse" &&
+      earlier &&
+      earlier.action === d.action &&
+      earlier.class === d.class
+    )
+      out.push({
+        item: d.item,
+        problem: `"reverses" the earlier decision (${earlier.class}, ${earlier.action}) but keeps it: a kept decision is a reaffirm`,
+      });
   }
   for (const id of ctx.itemIds)
     if (!seen.has(id))
       out.push({ item: id, problem: "was silently ignored: every item gets a decision" });
   return out;
+}
+
+/**
+ * Decisions that claim `executed` when the Decider's journal shows no executing tool call
+ * (run_tests or a command) that completed: `operations` are the tool operations it called.
+ */
+export function executedWithoutRun(
+  decisions: readonly Decision[],
+  operations: readonly string[],
+): DoctrineProblem[] {
+  const ran = operations.some((op) =>
+    (EXECUTING_OPERATIONS as readonly string[]).includes(op.split(".").at(-1) ?? ""),
+  );
+  if (ran) return [];
+  return decisions
+    .filter((d) => d.method === "executed")
+    .map((d) => ({
+      item: d.item,
+      problem: `claims \`executed\` but the Decider ran nothing (its journal has no ${EXECUTING_OPERATIONS.join(" or ")} call)`,
+    }));
+}
+
+/** Every `fix` decision is in the plan, and the plan plans nothing that was not decided `fix`. */
+export function planCoverageProblems(
+  decisions: readonly Decision[],
+  plan: Pick<ReviewPlan, "items">,
+): DoctrineProblem[] {
+  const fixes = decisions.filter((d) => d.action === "fix").map((d) => d.item);
+  return [
+    ...fixes
+      .filter((id) => !plan.items.includes(id))
+      .map((item) => ({ item, problem: "is decided fix but the plan does not cover it" })),
+    ...plan.items
+      .filter((id) => !fixes.includes(id))
+      .map((item) => ({ item, problem: "is in the plan but was not decided fix" })),
+  ];
 }
 
 /**

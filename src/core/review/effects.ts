@@ -35,8 +35,13 @@ export interface AgentCall {
 }
 
 export interface AgentPort {
-  /** Runs one agent to completion; throws when it does not finish. `written`: what it wrote. */
-  run(call: AgentCall): Promise<{ result: unknown; written: string[] }>;
+  /**
+   * Runs one agent to completion; throws when it does not finish. `written`: what it wrote.
+   * `operations`: the tool operations its journal shows it called and completed, in order (a
+   * resumed step's earlier calls included), so the core can check a decision's `executed`
+   * claim without reading the journal itself.
+   */
+  run(call: AgentCall): Promise<{ result: unknown; written: string[]; operations?: string[] }>;
 }
 
 export interface CommandResult {

@@ -2,7 +2,8 @@
  * The report written on every exit of a review run (docs/review-doctrine.md, doctrines 10 and 17): it names
  * the terminal state first, then leads with whatever contradicts the request (an item the
  * request called a defect that was not one, an instruction found in comment text, a vacuous
- * test), and only then the counts. "done-but-unproven" is never rounded up to "done". A run
+ * test, an outdated comment that is still true, a current one that is stale, a reaffirmed or
+ * reversed earlier decision), and only then the counts. "done-but-unproven" is never rounded up to "done". A run
  * paused at a gate has a report too: what awaits whom, and the exact command that approves it.
  * Pure.
  */
@@ -35,6 +36,28 @@ const HEADLINE: Record<TerminalState, string> = {
   "not-approved": "Not approved: a gate was not passed, so nothing was published.",
 };
 
+/**
+ * Where an item stands, from its recorded provenance and its class (doctrine 14): an anchor
+ * that moved is not the same as a comment that is no longer true, so "outdated but still true"
+ * and "current but stale" are told apart. Undefined without provenance.
+ */
+export function provenanceStanding(
+  d: Decision,
+):
+  | "current"
+  | "current, stale"
+  | "outdated"
+  | "outdated, still true"
+  | "outdated, stale"
+  | undefined {
+  if (!d.provenance) return undefined;
+  const moved = d.provenance.anchor_moved || d.provenance.anchor_gone;
+  if (d.class === "stale") return moved ? "outdated, stale" : "current, stale";
+  if (!moved) return "current";
+  // A claim of broken code or a missing test that was verified to hold although its anchor moved.
+  return d.class === "defect" || d.class === "test-gap" ? "outdated, still true" : "outdated";
+}
+
 export function composeReport(r: ReportInput): string {
   const lines = [
     `# Review run: ${r.terminal}`,
@@ -49,9 +72,22 @@ export function composeReport(r: ReportInput): string {
       contradictions.push(
         `${d.item}: the comment's claim is incorrect (${d.method}: ${d.detail || d.evidence})`,
       );
-    if (d.class === "stale")
+    const standing = provenanceStanding(d);
+    if (standing === "current, stale")
+      contradictions.push(
+        `${d.item}: current but stale: its anchor is unchanged at this head, yet the claim no longer holds (${d.method}: ${d.evidence || d.detail})`,
+      );
+    else if (d.class === "stale")
       contradictions.push(
         `${d.item}: the comment is about code that no longer exists at this head`,
+      );
+    if (standing === "outdated, still true" && d.provenance)
+      contradictions.push(
+        `${d.item}: outdated but still true: made against ${d.provenance.made_against.slice(0, 12)}${d.provenance.commits_behind > 0 ? ` (${d.provenance.commits_behind} behind head)` : ""} and its anchor moved, but the claim holds at ${d.verified_at ? d.verified_at.slice(0, 12) : "this head"} (${d.method}: ${d.detail || d.evidence})`,
+      );
+    if (d.prior)
+      contradictions.push(
+        `${d.item}: ${d.prior.outcome === "reverse" ? "reverses" : "reaffirms"} the earlier run's decision: ${d.prior.reason}`,
       );
     for (const inj of d.injected_directions)
       contradictions.push(`${d.item}: the comment contained directions, ignored: "${inj}"`);
@@ -69,12 +105,12 @@ export function composeReport(r: ReportInput): string {
       "",
       "## Decisions",
       "",
-      "| item | class | action | method | detail |",
-      "|---|---|---|---|---|",
+      "| item | class | action | method | provenance | detail |",
+      "|---|---|---|---|---|---|",
     );
     for (const d of decisions)
       lines.push(
-        `| ${d.item} | ${d.class} | ${d.action} | ${d.method} | ${(d.detail || "–").replace(/\|/g, "\\|")} |`,
+        `| ${d.item} | ${d.class} | ${d.action} | ${d.method} | ${provenanceStanding(d) ?? "–"} | ${(d.detail || "–").replace(/\|/g, "\\|")} |`,
       );
   }
   if (r.published) {

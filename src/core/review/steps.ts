@@ -9,7 +9,15 @@
  * exactly this. Pure over its ports.
  */
 import { createHash } from "node:crypto";
-import { type Decision, decisionsSchema, planSchema, type ReviewPlan } from "./doctrine.ts";
+import {
+  anchorGoneAtHead,
+  type Decision,
+  decisionsSchema,
+  describeDoctrineProblems,
+  executedWithoutRun,
+  planSchema,
+  type ReviewPlan,
+} from "./doctrine.ts";
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import { failureSignature, observedFailureClass } from "./failure-facts.ts";
 import type { ApprovalEntry } from "./gates.ts";
@@ -26,7 +34,13 @@ import {
   REQUIRED_FACTS,
   type RepoFacts,
 } from "./repo-facts.ts";
-import { parseRequest, provenance, type ReviewRequest, requestSchema } from "./request.ts";
+import {
+  type Provenance,
+  parseRequest,
+  provenance,
+  type ReviewRequest,
+  requestSchema,
+} from "./request.ts";
 import {
   parseTestReportFormat,
   type TestReportFormat,
@@ -101,8 +115,45 @@ export function composeArtifact(
   };
 }
 
-/** What the Decider is given for a request: the unresolved threads, each comment as a data block. */
-export function deciderInput(request: ReviewRequest, prior: readonly Decision[]) {
+/** A request as intake saved it: with each unresolved thread's provenance (doctrine 14). */
+type RequestWithProvenance = ReviewRequest & { provenance?: readonly Provenance[] };
+
+/**
+ * Each unresolved thread's provenance: the commit it was made against, how far behind head
+ * that is, whether its anchor moved, and whether its anchored code is gone at head. From what
+ * intake recorded; a request without it (never through intake) counts distances as unknown (-1).
+ */
+export function threadProvenance(
+  request: RequestWithProvenance,
+): Map<string, NonNullable<Decision["provenance"]>> {
+  const recorded = request.provenance ?? provenance(request, () => null);
+  const threads = new Map(request.threads.map((t) => [t.id, t]));
+  return new Map(
+    recorded.flatMap((p) => {
+      const t = threads.get(p.thread);
+      if (!t) return [];
+      return [
+        [
+          p.thread,
+          {
+            made_against: p.made_against,
+            commits_behind: p.commits_behind,
+            anchor_moved: p.anchor_moved,
+            anchor_gone: anchorGoneAtHead(t),
+          },
+        ] as const,
+      ];
+    }),
+  );
+}
+
+/**
+ * What the Decider is given for a request: the unresolved threads, each with its provenance and
+ * each comment as a data block, and the earlier run's decisions (`--prior`) it must reaffirm or
+ * reverse.
+ */
+export function deciderInput(request: RequestWithProvenance, prior: readonly Decision[]) {
+  const provenanceOf = threadProvenance(request);
   return {
     head: request.head,
     threads: request.threads
@@ -114,6 +165,7 @@ export function deciderInput(request: ReviewRequest, prior: readonly Decision[])
         original_line: t.original_line,
         original_commit: t.original_commit,
         outdated: t.outdated,
+        ...(provenanceOf.has(t.id) ? { provenance: provenanceOf.get(t.id) } : {}),
         comments: t.comments.map((c) => ({
           author: c.author,
           commit: c.commit,
@@ -124,11 +176,15 @@ export function deciderInput(request: ReviewRequest, prior: readonly Decision[])
   };
 }
 
-/** Directions found in each thread's comments: recorded on its decision whether or not the agent reported them. */
+/**
+ * Directions found in each thread's comments, and the thread's provenance: recorded on its
+ * decision whether or not (and whatever) the agent reported of them.
+ */
 export function withInjectedDirections(
-  request: ReviewRequest,
+  request: RequestWithProvenance,
   decisions: readonly Decision[],
 ): Decision[] {
+  const provenanceOf = threadProvenance(request);
   const found = new Map(
     request.threads.map((t) => [
       t.id,
@@ -137,10 +193,15 @@ export function withInjectedDirections(
       ),
     ]),
   );
-  return decisions.map((d) => ({
-    ...d,
-    injected_directions: [...new Set([...d.injected_directions, ...(found.get(d.item) ?? [])])],
-  }));
+  return decisions.map((d) => {
+    const { provenance: _claimed, ...rest } = d;
+    const recorded = provenanceOf.get(d.item);
+    return {
+      ...rest,
+      injected_directions: [...new Set([...d.injected_directions, ...(found.get(d.item) ?? [])])],
+      ...(recorded ? { provenance: recorded } : {}),
+    };
+  });
 }
 
 /** A failure of an effect the run cannot go past: the run ends stuck with this reason. */
@@ -157,6 +218,8 @@ export interface DoctrineStepsOptions {
 export class DoctrineSteps implements ReviewSteps {
   private facts: RepoFacts | undefined;
   private request: ReviewRequest | undefined;
+  /** Each step's completed tool operations, from its agent's journal (AgentPort). */
+  private readonly operations = new Map<string, string[]>();
 
   constructor(
     private readonly fx: ReviewEffects,
@@ -261,13 +324,14 @@ export class DoctrineSteps implements ReviewSteps {
       passEnv: await this.passEnv(),
       ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
     };
-    let out: { result: unknown; written: string[] };
+    let out: Awaited<ReturnType<ReviewEffects["agents"]["run"]>>;
     try {
       out = await this.fx.agents.run(call);
     } catch (e) {
       return stuck(`agent ${agent} (${step}) did not finish`, e);
     }
     await this.recordWritten(out.written);
+    this.operations.set(step, out.operations ?? []);
     return out.result;
   }
 
@@ -346,10 +410,18 @@ export class DoctrineSteps implements ReviewSteps {
     return parsed.data.decisions;
   }
 
+  /**
+   * The Decider's decisions, with what Terfyn found itself recorded on them (directions in the
+   * comments, each thread's provenance). An `executed` claim is checked against the tool
+   * operations the Decider's journal shows: with no run_tests or command call, the run ends
+   * stuck naming the items.
+   */
   async decide(request: ReviewRequest): Promise<Decision[]> {
     const prior = await this.priorDecisions();
     const out = await this.agent("Decider", "decide", deciderInput(request, prior));
     const { decisions } = this.parsed("Decider", decisionsSchema, out);
+    const unrun = executedWithoutRun(decisions, this.operations.get("decide") ?? []);
+    if (unrun.length > 0) throw new RunEnd("stuck", describeDoctrineProblems(unrun));
     return withInjectedDirections(request, decisions);
   }
 

@@ -1,9 +1,10 @@
 /**
  * Decide: a fresh-context agent classifies every unresolved item and picks an action (docs/review-doctrine.md,
- * doctrines 11–17); decisions that break the doctrine stop the run, and a run whose every
- * action is `none` has nothing to do.
+ * doctrines 11–17; docs/review-decisions.md); decisions that break the doctrine stop the run
+ * naming each item and what is wrong with it, and a run whose every action is `none` has
+ * nothing to do.
  */
-import { checkDecisions } from "../doctrine.ts";
+import { anchorGoneAtHead, checkDecisions, describeDoctrineProblems } from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const decidePhase: PhaseDefinition<"decide"> = {
@@ -14,15 +15,18 @@ export const decidePhase: PhaseDefinition<"decide"> = {
   async run(ctx) {
     const request = await ctx.read("request.json");
     const decisions = await ctx.ports.steps.decide(request);
-    const unresolved = request.threads.filter((t) => !t.resolved).map((t) => t.id);
-    const prior = (await ctx.ports.steps.priorDecisions?.()) ?? [];
-    const priorItems = prior.map((p) => p.item).filter((id) => unresolved.includes(id));
-    const problems = checkDecisions(decisions, { itemIds: unresolved, priorItems });
-    if (problems.length > 0)
-      return end(
-        "stuck",
-        `the decisions break the doctrine: ${problems.map((p) => `${p.item ?? ""} ${p.problem}`.trim()).join("; ")}`,
-      );
+    const open = request.threads.filter((t) => !t.resolved);
+    const unresolved = open.map((t) => t.id);
+    const prior = ((await ctx.ports.steps.priorDecisions?.()) ?? []).filter((p) =>
+      unresolved.includes(p.item),
+    );
+    const problems = checkDecisions(decisions, {
+      itemIds: unresolved,
+      prior,
+      head: request.head,
+      anchorGone: open.filter(anchorGoneAtHead).map((t) => t.id),
+    });
+    if (problems.length > 0) return end("stuck", describeDoctrineProblems(problems));
     await ctx.write("decisions.json", { decisions });
     if (decisions.every((d) => d.action === "none"))
       return end("nothing-to-do", "no item needs a change, a reply or a ticket");

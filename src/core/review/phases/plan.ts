@@ -4,7 +4,7 @@
  * naming a path outside the repository (absolute, `..`, `.git`) is refused here, bad-input,
  * before any gate shows it or any phase acts on it.
  */
-import { planPathProblems } from "../doctrine.ts";
+import { describeDoctrineProblems, planCoverageProblems, planPathProblems } from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const planPhase: PhaseDefinition<"plan"> = {
@@ -48,6 +48,9 @@ export const planPhase: PhaseDefinition<"plan"> = {
         "bad-input",
         `the plan names paths that are not files of the repository: ${outside.join("; ")}`,
       );
+    const uncovered = planCoverageProblems(decisions, plan);
+    if (uncovered.length > 0)
+      return end("stuck", describeDoctrineProblems(uncovered, "the plan breaks"));
     await ctx.write("plan.json", plan);
     await ctx.write("plan.md", markdown);
     return undefined;
