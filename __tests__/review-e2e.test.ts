@@ -259,7 +259,9 @@ describe("terfyn review (local mode)", () => {
       b.repo,
     );
     const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
-    expect(r.code, r.stderr).toBe(1);
+    // The lint gate fails the same way twice: the referee escalates to a re-plan (a new gate).
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("build 2: ESCALATE");
     const verdict = JSON.parse(readFileSync(join(b.runDir, "verdict-1.json"), "utf8"));
     expect(verdict).toMatchObject({ status: "fail", reason: "the lint command exited 3" });
     expect(verdict.gates).toContainEqual({ gate: "typecheck", status: "not declared" });
