@@ -739,3 +739,23 @@ describe("every failure is an end with a report", () => {
     expect(w.files.has("report.md")).toBe(false);
   });
 });
+
+describe("a proof that proves", () => {
+  it("a new test that did not run with the change reverted proves nothing: done-but-unproven, said first", async () => {
+    const w = world();
+    const out = await toEnd(
+      w,
+      ports(w, {
+        prove: async () => [
+          { test: "TestAdd", passed: false, ran: false, evidence: "exit 1; summary: 0 ran" },
+        ],
+      }),
+    );
+    expect(out).toMatchObject({ status: "ended", terminal: "done-but-unproven" });
+    expect(JSON.parse(w.files.get("proof.json") ?? "{}")).toMatchObject({
+      verdict: "vacuous",
+      vacuous: ["TestAdd"],
+    });
+    expect(w.files.get("report.md")?.split("\n")[0]).toBe("# Review run: done-but-unproven");
+  });
+});
