@@ -27,6 +27,7 @@ import { build } from "esbuild";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import { generateGrantChange, type SyntheticOptions } from "./synthetic-project.ts";
+import { type Target, targetLines } from "./target.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "dist", "cli.js");
@@ -72,6 +73,7 @@ export interface PairResult {
   cpuRatio: number;
   spread: [number, number];
   rssRatio: number;
+  rssSpread: [number, number];
 }
 
 /** A B A B …: a warm-up pair, then `pairs` measured pairs; ratios are per pair, then the median. */
@@ -82,6 +84,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
   const bs: Sample[] = [];
   const wall: number[] = [];
   const cpu: number[] = [];
+  const rss: number[] = [];
   for (let i = 0; i < n; i++) {
     const x = a();
     const y = b();
@@ -89,6 +92,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
     bs.push(y);
     wall.push(x.wall / y.wall);
     cpu.push(x.cpu / y.cpu);
+    rss.push(x.rssKiB / y.rssKiB);
   }
   return {
     a: as,
@@ -97,6 +101,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
     cpuRatio: median(cpu),
     spread: [Math.min(...cpu), Math.max(...cpu)],
     rssRatio: median(as.map((s) => s.rssKiB)) / median(bs.map((s) => s.rssKiB)),
+    rssSpread: [Math.min(...rss), Math.max(...rss)],
   };
 }
 
@@ -149,7 +154,7 @@ function growthExponent(points: readonly [number, number][]): number {
 
 export async function runRatios(options: { quick: boolean; pairs?: number }): Promise<{
   rows: [string, string][];
-  targets: [string, boolean][];
+  targets: Target[];
 }> {
   const work = mkdtempSync(join(tmpdir(), "terfyn-ratios-"));
   try {
@@ -171,8 +176,10 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
     const sizes = options.quick ? [2000] : [500, 2000, 8000];
     const layouts = options.quick ? [100] : [1, 100];
     const rows: [string, string][] = [];
-    const targets: [string, boolean][] = [];
+    const targets: Target[] = [];
     const growth = new Map<string, [number, number][]>();
+    const measure = (r: PairResult) =>
+      `${r.cpuRatio.toFixed(2)}x: median of ${r.a.length} pairs' CPU ratios (spread ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)}); CLI median ${median(r.a.map((s) => s.cpu)).toFixed(0)} ms, floor ${median(r.b.map((s) => s.cpu)).toFixed(0)} ms`;
     const fmt = (r: PairResult) =>
       `${r.cpuRatio.toFixed(2)}x CPU (spread ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)}), ${r.wallRatio.toFixed(2)}x wall; CLI ${median(r.a.map((s) => s.cpu)).toFixed(0)} ms CPU, floor ${median(r.b.map((s) => s.cpu)).toFixed(0)} ms`;
     for (const perFile of layouts) {
@@ -209,14 +216,17 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
             [
               `validate CLI <= ${TARGETS.validate}x floor (CPU, 2,000 agents)`,
               validate.cpuRatio <= TARGETS.validate,
+              measure(validate),
             ],
             [
               `test CLI <= ${TARGETS.test}x floor (CPU, 2,000 agents)`,
               test.cpuRatio <= TARGETS.test,
+              measure(test),
             ],
             [
               `plan --against <= ${TARGETS.plan}x floor (CPU, 2,000 agents)`,
               plan.cpuRatio <= TARGETS.plan,
+              measure(plan),
             ],
           );
         }
@@ -229,6 +239,7 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
             targets.push([
               `plan --against peak RSS <= ${TARGETS.planRss}x floor (8,000 agents)`,
               plan.rssRatio <= TARGETS.planRss,
+              `${plan.rssRatio.toFixed(2)}x: median CLI ${(median(plan.a.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB over median floor ${(median(plan.b.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB (pairs' ratios ${plan.rssSpread[0].toFixed(2)}–${plan.rssSpread[1].toFixed(2)})`,
             ]);
         }
       }
@@ -256,7 +267,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const width = Math.max(...r.rows.map(([k]) => k.length), ...r.targets.map(([k]) => k.length));
   for (const [k, v] of r.rows) process.stdout.write(`  ${k.padEnd(width)}  ${v}\n`);
   process.stdout.write("\n");
-  for (const [k, ok] of r.targets)
-    process.stdout.write(`  ${k.padEnd(width)}  ${ok ? "PASS" : "FAIL"}\n`);
+  for (const line of targetLines(r.targets, width)) process.stdout.write(`${line}\n`);
   if (values.check && r.targets.some(([, ok]) => !ok)) process.exitCode = 1;
 }
