@@ -73,7 +73,22 @@ export function effectBoundLookup(
  */
 export function computeWorkflowEffects(
   project: ResolvedProject,
-): Map<string, Map<string, EffectWitness>> {
+): ReadonlyMap<string, ReadonlyMap<string, EffectWitness>> {
+  let effects = workflowEffects.get(project);
+  if (effects === undefined) {
+    effects = workflowEffectsOf(project);
+    workflowEffects.set(project, effects);
+  }
+  return effects;
+}
+
+/** By project: validation, capability tests and the plan's records each asked again. */
+const workflowEffects = new WeakMap<
+  ResolvedProject,
+  ReadonlyMap<string, ReadonlyMap<string, EffectWitness>>
+>();
+
+function workflowEffectsOf(project: ResolvedProject): Map<string, Map<string, EffectWitness>> {
   const boundOf = effectBoundLookup(project);
   const out = new Map<string, Map<string, EffectWitness>>();
   for (const name of project.workflows.keys()) {
