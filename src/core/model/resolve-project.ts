@@ -130,7 +130,7 @@ export function resolveProject(files: readonly ProjectFile[]): ResolveResult {
       agentFiles.push(parsed.file);
       diagnostics.push(...parsed.diagnostics);
     } else {
-      const loaded = reused?.yaml ?? loadResources(f.path, f.text);
+      const loaded = reused?.yaml ?? loadResources(f.path, f.text, source);
       parses.set(f.path, { text: f.text, source, yaml: loaded });
       resources.push(...loaded.resources);
       invalid.push(...loaded.invalid);
