@@ -15,7 +15,10 @@
  * file; the growth exponent is fitted over the sizes (1.0 is linear). `--quick` measures only
  * 2,000 agents, 100 per file, with 3 pairs: a CI smoke run of well under a minute.
  *
- *   npx tsx bench/ratios.ts [--quick] [--pairs N] [--check]
+ *   npx tsx bench/ratios.ts [--quick] [--pairs N] [--check] [--sizes 8000] [--layouts 100]
+ *
+ * `--sizes` and `--layouts` (comma-separated) measure only those, e.g. the peak-RSS target at
+ * 8,000 agents alone: `npx tsx bench/ratios.ts --sizes 8000 --layouts 100 --pairs 3`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -152,7 +155,13 @@ function growthExponent(points: readonly [number, number][]): number {
   return den === 0 ? Number.NaN : num / den;
 }
 
-export async function runRatios(options: { quick: boolean; pairs?: number }): Promise<{
+export async function runRatios(options: {
+  quick: boolean;
+  pairs?: number;
+  /** Only these sizes and layouts (agents per file), for a targeted run. */
+  sizes?: number[];
+  layouts?: number[];
+}): Promise<{
   rows: [string, string][];
   targets: Target[];
 }> {
@@ -173,8 +182,8 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
       },
     });
     const n = options.pairs ?? (options.quick ? 3 : 7);
-    const sizes = options.quick ? [2000] : [500, 2000, 8000];
-    const layouts = options.quick ? [100] : [1, 100];
+    const sizes = options.sizes ?? (options.quick ? [2000] : [500, 2000, 8000]);
+    const layouts = options.layouts ?? (options.quick ? [100] : [1, 100]);
     const rows: [string, string][] = [];
     const targets: Target[] = [];
     const growth = new Map<string, [number, number][]>();
@@ -235,7 +244,7 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
             `peak RSS plan --against (${label})`,
             `${(median(plan.a.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB, floor ${(median(plan.b.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB: ${plan.rssRatio.toFixed(2)}x`,
           ]);
-          if (!options.quick)
+          if (agents === 8000)
             targets.push([
               `plan --against peak RSS <= ${TARGETS.planRss}x floor (8,000 agents)`,
               plan.rssRatio <= TARGETS.planRss,
@@ -258,10 +267,21 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean" }, pairs: { type: "string" }, check: { type: "boolean" } },
+    options: {
+      quick: { type: "boolean" },
+      pairs: { type: "string" },
+      check: { type: "boolean" },
+      sizes: { type: "string" },
+      layouts: { type: "string" },
+    },
   });
+  const list = (v: string | undefined) => (v === undefined ? undefined : v.split(",").map(Number));
+  const sizes = list(values.sizes);
+  const layouts = list(values.layouts);
   const r = await runRatios({
     quick: values.quick === true,
+    ...(sizes ? { sizes } : {}),
+    ...(layouts ? { layouts } : {}),
     ...(values.pairs ? { pairs: Number(values.pairs) } : {}),
   });
   const width = Math.max(...r.rows.map(([k]) => k.length), ...r.targets.map(([k]) => k.length));
