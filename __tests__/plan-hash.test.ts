@@ -2,14 +2,19 @@
  * The plan hash: stable across runs, file order and checkout location; different whenever a
  * grant, a mode, an operation's effects or a loop limit changes.
  */
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { canonicalJson, sha256 } from "../src/core/plan/canonical-hash.ts";
 import { planProject } from "../src/core/plan/plan-project.ts";
 import { projectResources } from "../src/core/plan/resources.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { EXAMPLE } from "./helpers/example-project.ts";
+
+const require = createRequire(import.meta.url);
 
 type Files = { path: string; text: string }[];
 
@@ -134,5 +139,40 @@ describe("plan hash", () => {
     );
     for (const e of EDITS) expect(hashOf(e.apply(base)), e.name).not.toBe(hashOf(base));
     expect(hashOf(editFile(base, "main.agent", "limit 3", "limit 2"))).not.toBe(hashOf(base));
+  });
+});
+
+describe("canonical JSON", () => {
+  // The hash streams its own canonical writer; it must be byte for byte the canonicalize
+  // package's (RFC 8785), which every committed plan hash was made with.
+  const reference = (v: unknown): string => {
+    const mod = require("canonicalize") as ((x: unknown) => string | undefined) & {
+      default?: (x: unknown) => string | undefined;
+    };
+    return (mod.default ?? mod)(v) ?? "null";
+  };
+  const outcome = (f: () => string): string => {
+    try {
+      return f();
+    } catch (e) {
+      return `threw ${(e as Error).message}`;
+    }
+  };
+  it("writes exactly what canonicalize writes, and sha256 hashes that text", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.jsonValue(), fc.array(fc.anything())), (v) => {
+        const want = outcome(() => reference(v));
+        expect(outcome(() => canonicalJson(v))).toBe(want);
+        if (!want.startsWith("threw "))
+          expect(sha256(v)).toBe(`sha256:${createHash("sha256").update(want).digest("hex")}`);
+      }),
+      { numRuns: 2000, seed: 14 },
+    );
+    const big = Array.from({ length: 20_000 }, (_, i) => ({ i, s: `\u{1F600}${i}`, n: null }));
+    expect(sha256(big)).toBe(`sha256:${createHash("sha256").update(reference(big)).digest("hex")}`);
+    const sparse: unknown[] = [1];
+    sparse[2] = 2;
+    for (const v of [undefined, () => 1, Symbol("s"), { toJSON: () => undefined }, sparse])
+      expect(canonicalJson(v)).toBe(reference(v));
   });
 });

@@ -15,7 +15,10 @@
  * file; the growth exponent is fitted over the sizes (1.0 is linear). `--quick` measures only
  * 2,000 agents, 100 per file, with 3 pairs: a CI smoke run of well under a minute.
  *
- *   npx tsx bench/ratios.ts [--quick] [--pairs N] [--check]
+ *   npx tsx bench/ratios.ts [--quick] [--pairs N] [--check] [--sizes 8000] [--layouts 100]
+ *
+ * `--sizes` and `--layouts` (comma-separated) measure only those, e.g. the peak-RSS target at
+ * 8,000 agents alone: `npx tsx bench/ratios.ts --sizes 8000 --layouts 100 --pairs 3`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +30,7 @@ import { build } from "esbuild";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import { generateGrantChange, type SyntheticOptions } from "./synthetic-project.ts";
+import { type Target, targetLines } from "./target.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "dist", "cli.js");
@@ -72,6 +76,7 @@ export interface PairResult {
   cpuRatio: number;
   spread: [number, number];
   rssRatio: number;
+  rssSpread: [number, number];
 }
 
 /** A B A B …: a warm-up pair, then `pairs` measured pairs; ratios are per pair, then the median. */
@@ -82,6 +87,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
   const bs: Sample[] = [];
   const wall: number[] = [];
   const cpu: number[] = [];
+  const rss: number[] = [];
   for (let i = 0; i < n; i++) {
     const x = a();
     const y = b();
@@ -89,6 +95,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
     bs.push(y);
     wall.push(x.wall / y.wall);
     cpu.push(x.cpu / y.cpu);
+    rss.push(x.rssKiB / y.rssKiB);
   }
   return {
     a: as,
@@ -97,6 +104,7 @@ function pairs(a: () => Sample, b: () => Sample, n: number): PairResult {
     cpuRatio: median(cpu),
     spread: [Math.min(...cpu), Math.max(...cpu)],
     rssRatio: median(as.map((s) => s.rssKiB)) / median(bs.map((s) => s.rssKiB)),
+    rssSpread: [Math.min(...rss), Math.max(...rss)],
   };
 }
 
@@ -147,9 +155,15 @@ function growthExponent(points: readonly [number, number][]): number {
   return den === 0 ? Number.NaN : num / den;
 }
 
-export async function runRatios(options: { quick: boolean; pairs?: number }): Promise<{
+export async function runRatios(options: {
+  quick: boolean;
+  pairs?: number;
+  /** Only these sizes and layouts (agents per file), for a targeted run. */
+  sizes?: number[];
+  layouts?: number[];
+}): Promise<{
   rows: [string, string][];
-  targets: [string, boolean][];
+  targets: Target[];
 }> {
   const work = mkdtempSync(join(tmpdir(), "terfyn-ratios-"));
   try {
@@ -168,11 +182,13 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
       },
     });
     const n = options.pairs ?? (options.quick ? 3 : 7);
-    const sizes = options.quick ? [2000] : [500, 2000, 8000];
-    const layouts = options.quick ? [100] : [1, 100];
+    const sizes = options.sizes ?? (options.quick ? [2000] : [500, 2000, 8000]);
+    const layouts = options.layouts ?? (options.quick ? [100] : [1, 100]);
     const rows: [string, string][] = [];
-    const targets: [string, boolean][] = [];
+    const targets: Target[] = [];
     const growth = new Map<string, [number, number][]>();
+    const measure = (r: PairResult) =>
+      `${r.cpuRatio.toFixed(2)}x: median of ${r.a.length} pairs' CPU ratios (spread ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)}); CLI median ${median(r.a.map((s) => s.cpu)).toFixed(0)} ms, floor ${median(r.b.map((s) => s.cpu)).toFixed(0)} ms`;
     const fmt = (r: PairResult) =>
       `${r.cpuRatio.toFixed(2)}x CPU (spread ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)}), ${r.wallRatio.toFixed(2)}x wall; CLI ${median(r.a.map((s) => s.cpu)).toFixed(0)} ms CPU, floor ${median(r.b.map((s) => s.cpu)).toFixed(0)} ms`;
     for (const perFile of layouts) {
@@ -209,14 +225,17 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
             [
               `validate CLI <= ${TARGETS.validate}x floor (CPU, 2,000 agents)`,
               validate.cpuRatio <= TARGETS.validate,
+              measure(validate),
             ],
             [
               `test CLI <= ${TARGETS.test}x floor (CPU, 2,000 agents)`,
               test.cpuRatio <= TARGETS.test,
+              measure(test),
             ],
             [
               `plan --against <= ${TARGETS.plan}x floor (CPU, 2,000 agents)`,
               plan.cpuRatio <= TARGETS.plan,
+              measure(plan),
             ],
           );
         }
@@ -225,10 +244,11 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
             `peak RSS plan --against (${label})`,
             `${(median(plan.a.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB, floor ${(median(plan.b.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB: ${plan.rssRatio.toFixed(2)}x`,
           ]);
-          if (!options.quick)
+          if (agents === 8000)
             targets.push([
               `plan --against peak RSS <= ${TARGETS.planRss}x floor (8,000 agents)`,
               plan.rssRatio <= TARGETS.planRss,
+              `${plan.rssRatio.toFixed(2)}x: median CLI ${(median(plan.a.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB over median floor ${(median(plan.b.map((s) => s.rssKiB)) / 1024).toFixed(0)} MiB (pairs' ratios ${plan.rssSpread[0].toFixed(2)}–${plan.rssSpread[1].toFixed(2)})`,
             ]);
         }
       }
@@ -247,16 +267,26 @@ export async function runRatios(options: { quick: boolean; pairs?: number }): Pr
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean" }, pairs: { type: "string" }, check: { type: "boolean" } },
+    options: {
+      quick: { type: "boolean" },
+      pairs: { type: "string" },
+      check: { type: "boolean" },
+      sizes: { type: "string" },
+      layouts: { type: "string" },
+    },
   });
+  const list = (v: string | undefined) => (v === undefined ? undefined : v.split(",").map(Number));
+  const sizes = list(values.sizes);
+  const layouts = list(values.layouts);
   const r = await runRatios({
     quick: values.quick === true,
+    ...(sizes ? { sizes } : {}),
+    ...(layouts ? { layouts } : {}),
     ...(values.pairs ? { pairs: Number(values.pairs) } : {}),
   });
   const width = Math.max(...r.rows.map(([k]) => k.length), ...r.targets.map(([k]) => k.length));
   for (const [k, v] of r.rows) process.stdout.write(`  ${k.padEnd(width)}  ${v}\n`);
   process.stdout.write("\n");
-  for (const [k, ok] of r.targets)
-    process.stdout.write(`  ${k.padEnd(width)}  ${ok ? "PASS" : "FAIL"}\n`);
+  for (const line of targetLines(r.targets, width)) process.stdout.write(`${line}\n`);
   if (values.check && r.targets.some(([, ok]) => !ok)) process.exitCode = 1;
 }

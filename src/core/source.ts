@@ -16,31 +16,41 @@ export interface Range {
 export class SourceText {
   readonly path: string;
   readonly text: string;
-  private readonly lineStarts: number[];
+  private starts: number[] | undefined;
 
   constructor(path: string, text: string) {
     this.path = path;
     // A byte-order mark is not content: dropping it keeps line-1 columns what editors show.
     this.text = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    text = this.text;
-    const starts = [0];
-    for (let i = 0; i < text.length; i++) {
-      if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  }
+
+  /**
+   * Offsets where lines start, found on the first position asked for (a file nothing points
+   * into never needs them) with `indexOf`, which scans far faster than a loop over each
+   * character: the loop was ~18 ms of `terfyn validate` at 2,000 agents, run for every file.
+   */
+  private get lineStarts(): number[] {
+    if (this.starts === undefined) {
+      const text = this.text;
+      const starts = [0];
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+      this.starts = starts;
     }
-    this.lineStarts = starts;
+    return this.starts;
   }
 
   /** 1-based line and column of an offset. */
   position(offset: number): { line: number; column: number } {
     const o = Math.max(0, Math.min(offset, this.text.length));
     let lo = 0;
-    let hi = this.lineStarts.length - 1;
+    const starts = this.lineStarts;
+    let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((this.lineStarts[mid] as number) <= o) lo = mid;
+      if ((starts[mid] as number) <= o) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: o - (this.lineStarts[lo] as number) + 1 };
+    return { line: lo + 1, column: o - (starts[lo] as number) + 1 };
   }
 
   span(range: Range): Span {
@@ -57,9 +67,10 @@ export class SourceText {
 
   /** The text of a 1-based line, without its line break. */
   lineText(line: number): string {
-    const start = this.lineStarts[line - 1];
+    const starts = this.lineStarts;
+    const start = starts[line - 1];
     if (start === undefined) return "";
-    const next = this.lineStarts[line];
+    const next = starts[line];
     let end = next === undefined ? this.text.length : next - 1;
     if (end > start && this.text.charCodeAt(end - 1) === 13) end--;
     return this.text.slice(start, end);

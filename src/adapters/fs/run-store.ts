@@ -6,6 +6,7 @@
  */
 import {
   closeSync,
+  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -18,6 +19,7 @@ import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { type JournalEvent, journalEventProblem } from "../../core/engine/journal.ts";
 import type { RunState } from "../../core/runs/run-state.ts";
+import { directorySync } from "./fsync-dir.ts";
 import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
 
 export type { RunState, RunStatus } from "../../core/runs/run-state.ts";
@@ -83,7 +85,10 @@ export class RunStore {
    * (reading already ignores a torn *last* line; appending after it would bury it mid-file).
    */
   private openForAppend(): number {
+    const existed = existsSync(this.journalPath);
     const fd = openSync(this.journalPath, "a+");
+    // A new journal's directory entry is durable only once the directory is fsync'd.
+    if (!existed) directorySync.fsync(this.dir);
     const size = fstatSync(fd).size;
     if (size > 0) {
       const chunk = Buffer.alloc(Math.min(size, 64 * 1024));
@@ -146,12 +151,15 @@ export class RunStore {
   /**
    * Writes state.json atomically (temp file, rename). `durable: false` skips the fsync: right
    * for progress checkpoints, because the journal, not state.json, is what resume trusts.
+   * A durable write also fsyncs the run directory, which makes the rename itself durable.
    */
   async writeState(state: RunState, options: { durable?: boolean } = {}): Promise<void> {
     this.guard();
+    const durable = options.durable ?? true;
     await writeFileAtomic(join(this.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`, {
-      fsync: options.durable ?? true,
+      fsync: durable,
     });
+    if (durable) directorySync.fsync(this.dir);
   }
 
   async readState(): Promise<RunState> {
@@ -172,6 +180,7 @@ export class RunStore {
     await writeFileAtomic(join(this.dir, "input.json"), `${JSON.stringify(input, null, 2)}\n`, {
       fsync: true,
     });
+    directorySync.fsync(this.dir);
   }
 
   async readInput(): Promise<unknown> {

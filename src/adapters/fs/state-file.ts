@@ -6,6 +6,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { parseStateFile, type StateFile } from "../../core/plan/state.ts";
+import { directorySync } from "./fsync-dir.ts";
 
 export class StateFileError extends Error {}
 
@@ -30,4 +31,6 @@ export async function readStateFile(path: string): Promise<StateFile | undefined
 export async function writeStateFile(path: string, state: StateFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`, { fsync: true });
+  // The rename into place is durable once the directory holding the file is fsync'd.
+  directorySync.fsync(dirname(path));
 }

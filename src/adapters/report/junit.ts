@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import junitModule, { type Builder } from "junit-report-builder";
+import type { Builder } from "junit-report-builder";
 import type { CapabilityTestReport } from "../../core/testing/capability-tests.ts";
 
 /** A validation error as a failed test case. */
@@ -25,6 +25,9 @@ export async function writeJunitReport(
   describe: (span: { file: string; line: number }) => string,
   validationFailures: readonly ValidationFailure[] = [],
 ): Promise<void> {
+  // Imported here, when a report is written, not when `terfyn test` loads: the builder is
+  // 158 KiB of bundle that a run without --junit would otherwise compile and evaluate.
+  const junitModule = (await import("junit-report-builder")).default;
   // A CommonJS module whose types declare an ES default export: take whichever shape arrives.
   const junit =
     (junitModule as unknown as { default?: Builder }).default ??

@@ -18,7 +18,24 @@ export interface EffectBoundEntry {
   span: Span;
 }
 
-export function computeEffectBound(agent: ResolvedAgent): EffectBoundEntry[] {
+/**
+ * Bounds already computed, by agent. A resolved agent is never changed after resolution, and
+ * validate, the plan's policy check and the plan's resource records each asked for every
+ * agent's bound again (sorting each time): ~60 ms of `plan --against` at 2,000 agents. Callers
+ * only read the entries.
+ */
+const bounds = new WeakMap<ResolvedAgent, EffectBoundEntry[]>();
+
+export function computeEffectBound(agent: ResolvedAgent): readonly EffectBoundEntry[] {
+  let b = bounds.get(agent);
+  if (b === undefined) {
+    b = sortedBound(agent);
+    bounds.set(agent, b);
+  }
+  return b;
+}
+
+function sortedBound(agent: ResolvedAgent): EffectBoundEntry[] {
   const out: EffectBoundEntry[] = [];
   for (const g of agent.grants) {
     for (const effect of g.effects) {
@@ -40,16 +57,12 @@ export interface EffectWitness {
 }
 
 /** Each agent's effect bound by name, computed once per agent ([] for an unknown name). */
-export function effectBoundLookup(project: ResolvedProject): (agent: string) => EffectBoundEntry[] {
-  const bounds = new Map<string, EffectBoundEntry[]>();
+export function effectBoundLookup(
+  project: ResolvedProject,
+): (agent: string) => readonly EffectBoundEntry[] {
   return (name) => {
-    let b = bounds.get(name);
-    if (!b) {
-      const agent = project.agents.get(name);
-      b = agent ? computeEffectBound(agent) : [];
-      bounds.set(name, b);
-    }
-    return b;
+    const agent = project.agents.get(name);
+    return agent ? computeEffectBound(agent) : [];
   };
 }
 
@@ -60,7 +73,22 @@ export function effectBoundLookup(project: ResolvedProject): (agent: string) => 
  */
 export function computeWorkflowEffects(
   project: ResolvedProject,
-): Map<string, Map<string, EffectWitness>> {
+): ReadonlyMap<string, ReadonlyMap<string, EffectWitness>> {
+  let effects = workflowEffects.get(project);
+  if (effects === undefined) {
+    effects = workflowEffectsOf(project);
+    workflowEffects.set(project, effects);
+  }
+  return effects;
+}
+
+/** By project: validation, capability tests and the plan's records each asked again. */
+const workflowEffects = new WeakMap<
+  ResolvedProject,
+  ReadonlyMap<string, ReadonlyMap<string, EffectWitness>>
+>();
+
+function workflowEffectsOf(project: ResolvedProject): Map<string, Map<string, EffectWitness>> {
   const boundOf = effectBoundLookup(project);
   const out = new Map<string, Map<string, EffectWitness>>();
   for (const name of project.workflows.keys()) {

@@ -22,7 +22,19 @@ export interface PolicyViolationRecord {
   ruleSpan: Span;
 }
 
-export function findPolicyViolations(project: ResolvedProject): PolicyViolationRecord[] {
+/** By project: validation and the plan both ask, and a resolved project never changes. */
+const found = new WeakMap<ResolvedProject, readonly PolicyViolationRecord[]>();
+
+export function findPolicyViolations(project: ResolvedProject): readonly PolicyViolationRecord[] {
+  let v = found.get(project);
+  if (v === undefined) {
+    v = violations(project);
+    found.set(project, v);
+  }
+  return v;
+}
+
+function violations(project: ResolvedProject): PolicyViolationRecord[] {
   const out: PolicyViolationRecord[] = [];
   const boundOf = effectBoundLookup(project);
   for (const p of project.policies) {

@@ -69,8 +69,12 @@ const UNION_KEYS: Record<
   },
 };
 
-export function loadResources(path: string, rawText: string): LoadResourcesResult {
-  const source = new SourceText(path, rawText);
+/** `source`, when given, is `new SourceText(path, rawText)` already made by the caller. */
+export function loadResources(
+  path: string,
+  rawText: string,
+  source: SourceText = new SourceText(path, rawText),
+): LoadResourcesResult {
   const text = source.text;
   const diagnostics: Diagnostic[] = [];
   const resources: LoadedResource[] = [];

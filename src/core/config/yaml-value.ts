@@ -93,22 +93,31 @@ function problem(message: string, range: Range, hint?: string): YamlValueResult 
   return { ok: false, problem: hint === undefined ? { message, range } : { message, range, hint } };
 }
 
-/** The first mapping key that is a collection, or an alias of one. */
+/**
+ * The first mapping key that is a collection, or an alias of one, in the order yaml's `visit`
+ * would meet it (depth first, a pair's key before its value). A plain walk: `visit` builds and
+ * freezes a path array per node, which was ~14 ms of `terfyn validate` on 2,000 agents.
+ */
 function collectionKey(doc: Document.Parsed): Node | undefined {
-  let found: Node | undefined;
-  visit(doc, {
-    Pair(_, pair) {
-      const key = pair.key as Node | null;
-      if (!key) return undefined;
-      const resolved = isAlias(key) ? key.resolve(doc) : key;
-      if (isCollection(resolved) || isPair(resolved)) {
-        found = key;
-        return visit.BREAK;
+  const walk = (node: unknown): Node | undefined => {
+    if (isCollection(node)) {
+      for (const item of node.items) {
+        const found = walk(item);
+        if (found) return found;
       }
-      return undefined;
-    },
-  });
-  return found;
+    } else if (isPair(node)) {
+      const key = node.key as Node | null;
+      if (key) {
+        const resolved = isAlias(key) ? key.resolve(doc) : key;
+        if (isCollection(resolved) || isPair(resolved)) return key;
+        const inKey = walk(key);
+        if (inKey) return inKey;
+      }
+      return walk(node.value);
+    }
+    return undefined;
+  };
+  return walk(doc.contents);
 }
 
 function unresolvedAlias(doc: Document.Parsed): (Node & { source: string }) | undefined {
