@@ -3,8 +3,8 @@
  * grant, a mode, an operation's effects or a loop limit changes.
  */
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

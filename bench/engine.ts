@@ -36,6 +36,7 @@ import {
 import { mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { directorySync } from "../src/adapters/fs/fsync-dir.ts";
 import { type RunState, RunStore } from "../src/adapters/fs/run-store.ts";
 import { type RunOutcome, runProgram } from "../src/core/engine/interpreter.ts";
 import { compileProgram, type IrProgram } from "../src/core/engine/ir.ts";
@@ -51,7 +52,6 @@ import type {
 import { deepEqual } from "../src/core/engine/values.ts";
 import type { ResolvedProject } from "../src/core/model/project.ts";
 import { validateProject } from "../src/core/validate.ts";
-import { directorySync } from "../src/adapters/fs/fsync-dir.ts";
 import { median } from "./median.ts";
 import { medianAndSpread, type Target } from "./target.ts";
 

@@ -60,7 +60,6 @@ import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import { runRatios } from "./ratios.ts";
-import { medianAndSpread, type Target } from "./target.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
@@ -68,6 +67,7 @@ import {
   generateGrantChange,
   type SyntheticProject,
 } from "./synthetic-project.ts";
+import { medianAndSpread, type Target } from "./target.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(REPO_ROOT, "bin", "terfyn.mjs");
