@@ -20,7 +20,7 @@ type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<nu
 // Each command's module is imported when it runs, not when the CLI loads: in the bundle
 // (dist/cli.js) esbuild then evaluates a module and its dependencies on first import, so
 // `terfyn validate` no longer evaluates the Anthropic SDK, JUnit and SARIF builders and the
-// review machinery it never uses (~25 ms of CPU per process; `npm run bench -- --quick`).
+// review machinery it never uses (~25 ms of CPU per process, measured by the benchmark).
 
 const COMMANDS: Record<string, Command> = {
   validate: {
