@@ -111,3 +111,75 @@ describe("terfyn review --push", () => {
     expect(state(b.runDir)).toMatchObject({ terminal: "bad-input" });
   });
 });
+
+describe("the publish gate binds bytes", () => {
+  it("publish.json holds each committed file's content hash and the diff", async () => {
+    const b = buildWithRemote();
+    expect((await start(b)).code).toBe(2);
+    await approveAndResume(b, "publish");
+    const artifact = JSON.parse(readFileSync(join(b.runDir, "publish.json"), "utf8"));
+    expect(artifact.content.map((c: { path: string }) => c.path)).toEqual(artifact.files);
+    for (const c of artifact.content) expect(c.sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(artifact.diff).toContain("+++ b/src/add.js");
+    expect(artifact.diff).toContain("-  return a - b;");
+  });
+
+  it("a file edited in the run's worktree while it waits at the publish gate voids the approval: stuck, nothing committed", async () => {
+    const b = buildWithRemote();
+    expect((await start(b)).code).toBe(2);
+    await approveAndResume(b, "publish");
+    const worktreeFile = join(`${b.runDir}.worktree`, "src", "add.js");
+    writeFileSync(
+      worktreeFile,
+      `${readFileSync(worktreeFile, "utf8")}\n// edited after approval\n`,
+    );
+    const end = await approveAndResume(b);
+    expect(end.code).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain(
+      "src/add.js changed in the run's worktree after the publish artifact was composed",
+    );
+    expect(git(b.repo, "rev-parse", `refs/heads/${b.branch}`)).toBe(b.head);
+  });
+
+  it("the commit publisher's own check: an edit after the gate passed is refused before anything is committed", async () => {
+    const b = buildWithRemote();
+    expect((await start(b)).code).toBe(2);
+    await approveAndResume(b, "publish");
+    const { localEffects } = await import("../src/adapters/review/local-effects.ts");
+    const { DoctrineSteps } = await import("../src/core/review/steps.ts");
+    const { artifactHash } = await import("../src/core/review/gates.ts");
+    const fx = localEffects({
+      repoDir: b.repo,
+      requestFile: b.request,
+      runDir: b.runDir,
+      agents: undefined as never,
+      model: undefined as never,
+      progress: () => {},
+    });
+    const files = {
+      read: async (n: string) => {
+        try {
+          return readFileSync(join(b.runDir, n), "utf8");
+        } catch {
+          return undefined;
+        }
+      },
+      write: async () => {},
+      size: async () => undefined,
+    };
+    const steps = new DoctrineSteps(fx, { files });
+    const text = readFileSync(join(b.runDir, "publish.json"), "utf8");
+    const approvals = [
+      { gate: "publish" as const, hash: artifactHash(text), approved_at: "t", by: "test" },
+    ];
+    await fx.tree.prepare(b.head);
+    const worktreeFile = join(fx.tree.root(), "src", "add.js");
+    writeFileSync(worktreeFile, "export const add = () => 0;\n");
+    await expect(steps.publish(JSON.parse(text), text, approvals)).rejects.toThrow(
+      "src/add.js changed after the publish artifact was composed and approved",
+    );
+    expect(git(b.repo, "rev-parse", `refs/heads/${b.branch}`)).toBe(b.head);
+    expect(git(fx.tree.root(), "rev-parse", "HEAD")).toBe(b.head);
+  });
+});

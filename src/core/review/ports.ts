@@ -29,6 +29,10 @@ export interface PublishArtifact {
   files: string[];
   replies: { item: string; body: string }[];
   tickets: { item: string; title: string; body: string }[];
+  /** Each committed file's content hash (null: deleted): the approval binds these bytes. */
+  content?: { path: string; sha256: string | null }[];
+  /** The change as a unified diff against the head, for the person at the gate. */
+  diff?: string;
 }
 
 export interface Published {
@@ -83,6 +87,8 @@ export interface ReviewSteps {
   resetWork?(): Promise<string[]>;
   /** One implement → validate pass. */
   build(plan: ReviewPlan, iteration: number): Promise<Verdict>;
+  /** Files whose content differs from what a composed publish artifact bound (edited since). */
+  changedSinceComposed?(artifact: PublishArtifact): Promise<string[]>;
   /** Files changed so far, relative to the repository. */
   changedFiles(): Promise<string[]>;
   /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */

@@ -9,6 +9,7 @@
  * exactly this. Pure over its ports.
  */
 import { createHash } from "node:crypto";
+import { createTwoFilesPatch } from "diff";
 import {
   anchorGoneAtHead,
   type Decision,
@@ -72,6 +73,35 @@ const NAME_PLACEHOLDER = /<name>|\{\{name\}\}|\{name\}/g;
 /** The last lines of a command's output: the evidence a verdict carries. */
 export function outputTail(output: string, lines = 20): string {
   return output.split("\n").slice(-lines).join("\n");
+}
+
+function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** A unified diff of one file against the head (binary or not UTF-8: named, not shown). */
+function textPatch(path: string, head: Uint8Array | undefined, now: Uint8Array | undefined): string {
+  const text = (b: Uint8Array | undefined) => {
+    if (b === undefined) return "";
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(b);
+    } catch {
+      return undefined;
+    }
+  };
+  const before = text(head);
+  const after = text(now);
+  if (before === undefined || after === undefined || before.includes("\0") || after.includes("\0"))
+    return `Binary file ${path} differs\n`;
+  return createTwoFilesPatch(
+    head === undefined ? "/dev/null" : `a/${path}`,
+    now === undefined ? "/dev/null" : `b/${path}`,
+    before,
+    after,
+    undefined,
+    undefined,
+    { context: 3 },
+  );
 }
 
 /** The Markdown a plan gate shows. */
@@ -614,7 +644,38 @@ export class DoctrineSteps implements ReviewSteps {
           (f) => plan.files.includes(f) || plan.test_files.includes(f),
         )
       : [];
-    return composeArtifact(decisions, files);
+    return { ...composeArtifact(decisions, files), ...(await this.contentOf(files)) };
+  }
+
+  /**
+   * What the commit would contain, bound into the publish artifact (docs/review-doctrine.md,
+   * doctrine 5): each file's content hash (null: deleted) and the diff against the head, so the
+   * approval is of these bytes and an edit after it shows as a mismatch.
+   */
+  private async contentOf(
+    files: readonly string[],
+  ): Promise<Required<Pick<PublishArtifact, "content" | "diff">>> {
+    const tree = await this.tree();
+    const content: NonNullable<PublishArtifact["content"]> = [];
+    const patches: string[] = [];
+    for (const path of [...files].sort()) {
+      const { head, worktree } = await tree.fileVersions(path);
+      content.push({ path, sha256: worktree ? sha256(worktree) : null });
+      patches.push(textPatch(path, head, worktree));
+    }
+    return { content, diff: patches.join("") };
+  }
+
+  /** The files whose content is no longer what the publish artifact bound (edited after composing). */
+  async changedSinceComposed(artifact: PublishArtifact): Promise<string[]> {
+    if (!artifact.content) return [];
+    const { content } = await this.contentOf(artifact.content.map((c) => c.path));
+    const now = new Map(content.map((c) => [c.path, c.sha256]));
+    const bound = new Set(artifact.content.map((c) => c.path));
+    return [
+      ...artifact.content.filter((c) => now.get(c.path) !== c.sha256).map((c) => c.path),
+      ...artifact.files.filter((f) => !bound.has(f)),
+    ];
   }
 
   async resetWork(): Promise<string[]> {
@@ -635,6 +696,12 @@ export class DoctrineSteps implements ReviewSteps {
   ): Promise<Published> {
     const { branch, head } = await this.currentRequest();
     await this.tree();
+    // The approval is of these bytes: a file edited since (by anyone) voids it.
+    const edited = await this.changedSinceComposed(artifact);
+    if (edited.length > 0)
+      throw new Error(
+        `${edited.join(", ")} changed after the publish artifact was composed and approved; the approval does not cover them, so nothing was published`,
+      );
     const { commit } =
       artifact.files.length > 0
         ? await this.fx.commit.publish(artifact, text, approvals, { branch, head })

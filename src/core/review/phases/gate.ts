@@ -28,6 +28,16 @@ function gatePhase<N extends "gate-plan" | "gate-publish">(
           "stuck",
           `the branch moved while the run waited at the ${gate} gate: the request's head is ${head}, the branch is now at ${now}; nothing was published`,
         );
+      // The publish artifact binds the commit's bytes: a file edited since it was composed (while
+      // the run waited) is not what the person approves or approved.
+      if (gate === "publish" && ctx.ports.steps.changedSinceComposed) {
+        const edited = await ctx.ports.steps.changedSinceComposed(await ctx.read("publish.json"));
+        if (edited.length > 0)
+          return end(
+            "stuck",
+            `${edited.join(", ")} changed in the run's worktree after the publish artifact was composed: neither the proof nor an approval covers them; nothing was published`,
+          );
+      }
       const bytes = await ctx.bytes(artifact);
       const log = await ctx.ports.approvals();
       const check = checkGate(gate, bytes, log);
