@@ -65,6 +65,10 @@ const DECISIONS: Decision[] = [
   d("t1", "defect", "fix", {
     method: "executed",
     detail: "ran go test -run TestAdd: got -1 want 3",
+    standards: [
+      { file: "add.go", standard: "exported functions are tested", finding: "Add has a test now" },
+      { file: "add_test.go", standard: "table tests", finding: "TestAdd is a table test" },
+    ],
   }),
   d("t2", "question", "answer", { reply: "int matches the callers' types." }),
   d("t3", "incorrect-claim", "push-back", {
@@ -741,6 +745,22 @@ describe("every failure is an end with a report", () => {
 });
 
 describe("a proof that proves", () => {
+  it("every changed file needs a standards finding: one the Decider did not check stops the run at compose", async () => {
+    const w = world();
+    const p = ports(w, {
+      decide: async () =>
+        DECISIONS.map((x) =>
+          x.item === "t1" ? { ...x, standards: (x.standards ?? []).slice(0, 1) } : x,
+        ),
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toContain(
+      "the commit changes files no standards finding covers (each changed file is checked against the repository's conventions): add_test.go",
+    );
+    expect(w.published).toBe(0);
+  });
+
   it("a new test that did not run with the change reverted proves nothing: done-but-unproven, said first", async () => {
     const w = world();
     const out = await toEnd(

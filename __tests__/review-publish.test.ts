@@ -122,6 +122,11 @@ describe("the publish gate binds bytes", () => {
     for (const c of artifact.content) expect(c.sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(artifact.diff).toContain("+++ b/src/add.js");
     expect(artifact.diff).toContain("-  return a - b;");
+    // The reply to the fix says what the prover showed, in Terfyn's words.
+    const fixReply = artifact.replies.find((r: { item: string }) => r.item === "RT_101");
+    expect(fixReply.body).toMatch(
+      /\n\nProof: "add returns the sum" fails with the production change reverted and passes with it\.$/,
+    );
   });
 
   it("a file edited in the run's worktree while it waits at the publish gate voids the approval: stuck, nothing committed", async () => {

@@ -50,9 +50,7 @@ const publishSchema = z.object({
   files: z.array(z.string().min(1)),
   replies: z.array(z.object({ item: z.string().min(1), body: z.string() })),
   tickets: z.array(z.object({ item: z.string().min(1), title: z.string(), body: z.string() })),
-  content: z
-    .array(z.object({ path: z.string().min(1), sha256: z.string().nullable() }))
-    .optional(),
+  content: z.array(z.object({ path: z.string().min(1), sha256: z.string().nullable() })).optional(),
   diff: z.string().optional(),
 });
 

@@ -93,7 +93,12 @@ export interface ReviewSteps {
   changedFiles(): Promise<string[]>;
   /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */
   prove(plan: ReviewPlan): Promise<TestResult<"passed">[]>;
-  compose(decisions: readonly Decision[], plan: ReviewPlan | undefined): Promise<PublishArtifact>;
+  /** The commit, replies and tickets; `proof`: the prover's results, which the replies to fixes report. */
+  compose(
+    decisions: readonly Decision[],
+    plan: ReviewPlan | undefined,
+    proof?: readonly TestResult<"passed">[],
+  ): Promise<PublishArtifact>;
   /**
    * The run has ended in a terminal state: free what it held (local mode: its own worktree).
    * Called on every terminal end, and again when an ended run is resumed; must be idempotent.

@@ -80,7 +80,11 @@ function sha256(bytes: Uint8Array): string {
 }
 
 /** A unified diff of one file against the head (binary or not UTF-8: named, not shown). */
-function textPatch(path: string, head: Uint8Array | undefined, now: Uint8Array | undefined): string {
+function textPatch(
+  path: string,
+  head: Uint8Array | undefined,
+  now: Uint8Array | undefined,
+): string {
   const text = (b: Uint8Array | undefined) => {
     if (b === undefined) return "";
     try {
@@ -104,6 +108,29 @@ function textPatch(path: string, head: Uint8Array | undefined, now: Uint8Array |
   );
 }
 
+/**
+ * A fix's reply with what the prover showed, said by Terfyn rather than by the agent that wrote
+ * the reply before any test existed: "not proven" goes first, so nobody reads a claim the proof
+ * did not back.
+ */
+function withProof(
+  d: Decision,
+  reply: string,
+  proof: { plan: ReviewPlan; results: readonly TestResult<"passed">[] } | undefined,
+): string {
+  if (d.action !== "fix" || !proof || !proof.plan.items.includes(d.item)) return reply;
+  const names = (rs: readonly TestResult<"passed">[]) =>
+    rs.map((r) => JSON.stringify(r.test)).join(", ");
+  const unproven = proof.results.filter((r) => r.passed || r.ran === false);
+  const proven = proof.results.filter((r) => !r.passed && r.ran !== false);
+  const one = (n: number, singular: string, plural: string) => (n === 1 ? singular : plural);
+  if (unproven.length > 0)
+    return `Not proven: ${names(unproven)} still ${one(unproven.length, "passes", "pass")} (or did not run) with this change reverted, so ${one(unproven.length, "it does", "they do")} not show the fix.\n\n${reply}`;
+  return proven.length > 0
+    ? `${reply}\n\nProof: ${names(proven)} ${one(proven.length, "fails", "fail")} with the production change reverted and ${one(proven.length, "passes", "pass")} with it.`
+    : reply;
+}
+
 /** The Markdown a plan gate shows. */
 export function planMarkdown(plan: ReviewPlan): string {
   return [
@@ -124,6 +151,7 @@ export function planMarkdown(plan: ReviewPlan): string {
 export function composeArtifact(
   decisions: readonly Decision[],
   files: readonly string[],
+  proof?: { plan: ReviewPlan; results: readonly TestResult<"passed">[] },
 ): PublishArtifact {
   const fixes = decisions.filter((d) => d.action === "fix");
   return {
@@ -134,7 +162,7 @@ export function composeArtifact(
     files: [...files].sort(),
     replies: decisions
       .filter((d) => d.class !== "praise" && d.reply?.trim())
-      .map((d) => ({ item: d.item, body: d.reply as string })),
+      .map((d) => ({ item: d.item, body: withProof(d, d.reply as string, proof) })),
     tickets: decisions
       .filter((d) => d.action === "ticket")
       .map((d) => ({
@@ -638,13 +666,17 @@ export class DoctrineSteps implements ReviewSteps {
   async compose(
     decisions: readonly Decision[],
     plan: ReviewPlan | undefined,
+    proof?: readonly TestResult<"passed">[],
   ): Promise<PublishArtifact> {
     const files = plan
       ? (await this.changedFiles()).filter(
           (f) => plan.files.includes(f) || plan.test_files.includes(f),
         )
       : [];
-    return { ...composeArtifact(decisions, files), ...(await this.contentOf(files)) };
+    return {
+      ...composeArtifact(decisions, files, plan && proof ? { plan, results: proof } : undefined),
+      ...(await this.contentOf(files)),
+    };
   }
 
   /**

@@ -2,7 +2,9 @@
  * Compose the commit and the thread replies, the bytes the publish gate approves. Nothing
  * outside the approved plan or protected by the repository, no reply to praise, and no diff at
  * all when every decision is zero-diff. A plan with code changes must have been through the
- * prover (its proof.json); an answer-only run has nothing to prove.
+ * prover (its proof.json); an answer-only run has nothing to prove. The replies to fixed items
+ * say what the proof showed (composed after the prover, so no reply claims more), and every
+ * changed file has a standards finding.
  */
 import { filesOutsidePlan, zeroDiffItems } from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
@@ -16,8 +18,21 @@ export const composePhase: PhaseDefinition<"compose"> = {
     const { decisions } = await ctx.read("decisions.json");
     const plan = await ctx.read("plan.json");
     const changesCode = plan.files.length > 0 || plan.test_files.length > 0;
-    if (changesCode) await ctx.read("proof.json");
-    const artifact = await ctx.ports.steps.compose(decisions, changesCode ? plan : undefined);
+    const proof = changesCode ? await ctx.read("proof.json") : undefined;
+    const artifact = await ctx.ports.steps.compose(
+      decisions,
+      changesCode ? plan : undefined,
+      proof?.results,
+    );
+    // Every file the commit changes was checked against the repository's conventions (its
+    // AGENTS.md): the Decider's standards findings name each one.
+    const checked = new Set(decisions.flatMap((d) => (d.standards ?? []).map((f) => f.file)));
+    const unchecked = artifact.files.filter((f) => !checked.has(f));
+    if (unchecked.length > 0)
+      return end(
+        "stuck",
+        `the commit changes files no standards finding covers (each changed file is checked against the repository's conventions): ${unchecked.join(", ")}`,
+      );
     const outside = filesOutsidePlan(
       artifact.files,
       plan,
