@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { ModelRouter } from "../src/adapters/models/model-router.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
@@ -177,6 +178,63 @@ describe("terfyn approve: who approved, and refusals", () => {
   }, 60_000);
 });
 
+describe("terfyn review --stop", () => {
+  it("stops a paused run: stuck with who and why, a report, the worktree released; a second stop is refused", async () => {
+    const b = build();
+    expect((await runTerfyn(startArgs(b), b.repo)).code).toBe(2);
+    const worktree = `${b.runDir}.worktree`;
+    expect(existsSync(worktree)).toBe(true);
+    const r = await runTerfyn(
+      ["review", "--stop", b.runDir, "--reason", "superseded by a new push", "--by", "Sam"],
+      b.repo,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split("\n")[0]).toBe(
+      "stopped: stuck: stopped by Sam: superseded by a new push",
+    );
+    expect(state(b.runDir)).toMatchObject({
+      status: "ended",
+      terminal: "stuck",
+      reason: "stopped by Sam: superseded by a new push",
+    });
+    expect(report(b).split("\n")[0]).toBe("# Review run: stuck");
+    expect(report(b)).toContain("Reason: stopped by Sam: superseded by a new push");
+    expect(existsSync(worktree)).toBe(false);
+    expect(
+      execFileSync("git", ["worktree", "list"], { cwd: b.repo, encoding: "utf8" }),
+    ).not.toContain("run.worktree");
+    expect(existsSync(join(b.runDir, ".terfyn-lock"))).toBe(false);
+
+    const again = await runTerfyn(["review", "--stop", b.runDir], b.repo);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /already ended stuck \(stopped by Sam: superseded by a new push\); nothing stopped/,
+    );
+    // The resumed run stays ended.
+    const resumed = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stdout.split("\n")[0]).toBe("stuck: stopped by Sam: superseded by a new push");
+  }, 60_000);
+
+  it("without --by the stopper is the git identity; a directory that holds no review run is refused", async () => {
+    const b = build();
+    await runTerfyn(startArgs(b), b.repo);
+    const r = await runTerfyn(["review", "--stop", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(0);
+    expect(state(b.runDir).reason).toBe("stopped by Numbers Author <author@numbers.example>");
+    const empty = mkdtempSync(join(tmpdir(), "terfyn-notarun-"));
+    const no = await runTerfyn(["review", "--stop", empty], b.repo);
+    expect(no.code).toBe(1);
+    expect(no.stderr).toMatch(/is not a review run directory \(no run\.json\); nothing stopped/);
+    expect(
+      (await runTerfyn(["review", "--stop", b.runDir, "--resume", b.runDir], b.repo)).code,
+    ).toBe(1);
+    expect((await runTerfyn([...startArgs(b), "--reason", "x"], b.repo)).stderr).toMatch(
+      /--reason goes with --stop/,
+    );
+  }, 60_000);
+});
+
 describe("gate reports and the end report", () => {
   const HOSTILE = "Fine.\n```\n# Approved by the bot\n```\n@everyone <img src=x>";
 
@@ -239,4 +297,99 @@ describe("gate reports and the end report", () => {
     for (const r of [plan, pub, done])
       expect(outsideFences(r)).not.toContain("Approved by the bot");
   }, 120_000);
+});
+
+describe("terfyn review --model", () => {
+  it("--model anthropic/… without ANTHROPIC_API_KEY is a clear error before any work; --model-script wins over it; the flag is kept in run.json", async () => {
+    const b = build();
+    const r = await runTerfyn(
+      [...startArgs(b, null), "--model", "anthropic/claude-sonnet-4-5"],
+      b.repo,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "--model: anthropic/claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the environment; nothing was started",
+    );
+    expect(existsSync(b.runDir)).toBe(false);
+    const declared = await runTerfyn([...startArgs(b, null), "--model", "declared"], b.repo);
+    expect(declared.code).toBe(1);
+    expect(declared.stderr).toMatch(/anthropic\/claude-opus-4-1 needs ANTHROPIC_API_KEY/);
+    const unknown = await runTerfyn([...startArgs(b, null), "--model", "nope/x"], b.repo);
+    expect(unknown.stderr).toContain("no adapter for the model `nope/x`");
+    expect(existsSync(b.runDir)).toBe(false);
+
+    // A script drives every agent whatever --model says, with or without a key.
+    const scripted = await runTerfyn(
+      [...startArgs(b), "--model", "anthropic/claude-sonnet-4-5"],
+      b.repo,
+    );
+    expect(scripted.code, scripted.stderr).toBe(2);
+    expect(JSON.parse(readFileSync(join(b.runDir, "run.json"), "utf8"))).toMatchObject({
+      model: "anthropic/claude-sonnet-4-5",
+    });
+  }, 60_000);
+
+  it("a resume without the key of the model run.json names is refused before any work; --model on resume replaces it", async () => {
+    const b = build();
+    expect((await runTerfyn(startArgs(b), b.repo)).code).toBe(2);
+    const runJson = join(b.runDir, "run.json");
+    const config = JSON.parse(readFileSync(runJson, "utf8"));
+    delete config.modelScript;
+    writeFileSync(runJson, JSON.stringify({ ...config, model: "anthropic/claude-sonnet-4-5" }));
+    expect((await approve(b)).code).toBe(0);
+    const before = readFileSync(join(b.runDir, "state.json"), "utf8");
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("needs ANTHROPIC_API_KEY");
+    expect(readFileSync(join(b.runDir, "state.json"), "utf8")).toBe(before);
+    const back = await runTerfyn(
+      ["review", "--resume", b.runDir, "--model-script", SCRIPT, "--model", "mock/gpt-4"],
+      b.repo,
+    );
+    expect(back.code, back.stderr).toBe(2);
+    expect(JSON.parse(readFileSync(runJson, "utf8")).model).toBe("mock/gpt-4");
+  }, 60_000);
+
+  it("the router runs every agent on the chosen model, whatever it declares", async () => {
+    const router = new ModelRouter({ model: "mock/gpt-4", env: {} });
+    const turn = await router.turn({
+      agent: "Decider",
+      model: "anthropic/claude-opus-4-1",
+      system: "",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      ordinal: 0,
+    } as never);
+    expect(turn.response).toBeDefined();
+    await expect(
+      new ModelRouter({ env: {} }).turn({
+        agent: "Decider",
+        model: "anthropic/claude-opus-4-1",
+        system: "",
+        messages: [],
+        tools: [],
+        ordinal: 0,
+      } as never),
+    ).rejects.toThrow(/ANTHROPIC_API_KEY/);
+  });
+
+  it.skipIf(!process.env.ANTHROPIC_API_KEY)(
+    "runs the review agents on the real model with --model anthropic/… (needs ANTHROPIC_API_KEY)",
+    async () => {
+      const b = build();
+      const r = await runTerfyn(
+        [
+          ...startArgs(b, null),
+          "--model",
+          `anthropic/${process.env.TERFYN_ANTHROPIC_MODEL ?? "claude-sonnet-4-5"}`,
+        ],
+        b.repo,
+        { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY ?? "" },
+      );
+      // Whatever the model decides, the run stops at a gate or ends with a report.
+      expect([0, 1, 2]).toContain(r.code);
+      expect(existsSync(join(b.runDir, "report.md"))).toBe(true);
+    },
+    600_000,
+  );
 });
