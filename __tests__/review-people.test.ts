@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
@@ -203,7 +203,7 @@ describe("terfyn review --stop", () => {
     expect(
       execFileSync("git", ["worktree", "list"], { cwd: b.repo, encoding: "utf8" }),
     ).not.toContain("run.worktree");
-    expect(existsSync(join(b.runDir, ".terfyn-lock"))).toBe(false);
+    expect(existsSync(join(b.runDir, ".terfyn-run.lock"))).toBe(false);
 
     const again = await runTerfyn(["review", "--stop", b.runDir], b.repo);
     expect(again.code).toBe(1);
@@ -214,6 +214,29 @@ describe("terfyn review --stop", () => {
     const resumed = await runTerfyn(["review", "--resume", b.runDir], b.repo);
     expect(resumed.code).toBe(1);
     expect(resumed.stdout.split("\n")[0]).toBe("stuck: stopped by Sam: superseded by a new push");
+  }, 60_000);
+
+  it("a run whose lock another live process holds is not stopped: refused, state and worktree untouched", async () => {
+    const b = build();
+    await runTerfyn(startArgs(b), b.repo);
+    writeFileSync(
+      join(b.runDir, ".terfyn-run.lock"),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        since: "2026-01-02T03:04:05.000Z",
+        command: "terfyn review --resume",
+        nonce: "0123456789abcdef",
+      }),
+    );
+    const before = readFileSync(join(b.runDir, "state.json"), "utf8");
+    const r = await runTerfyn(["review", "--stop", b.runDir], b.repo);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /is in use by pid \d+ on host \S+ since \S+ \(terfyn review --resume\)/,
+    );
+    expect(readFileSync(join(b.runDir, "state.json"), "utf8")).toBe(before);
+    expect(existsSync(`${b.runDir}.worktree`)).toBe(true);
   }, 60_000);
 
   it("without --by the stopper is the git identity; a directory that holds no review run is refused", async () => {
