@@ -9,11 +9,17 @@
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { type ApprovalEntry, RESERVED_NAMES } from "../../core/review/gates.ts";
+import {
+  type ApprovalEntry,
+  approvalEntryProblems,
+  RESERVED_NAMES,
+} from "../../core/review/gates.ts";
 import type { ReviewRunState, RunFiles } from "../../core/review/orchestrator.ts";
-import { appendJsonLine, readJsonLines } from "./json-lines.ts";
+import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
+import { RunDirectoryError } from "./run-store.ts";
 
-export class ReviewRunDirectoryError extends Error {}
+/** A run directory that cannot be used as it is: shown as a user error, never an internal one. */
+export class ReviewRunDirectoryError extends RunDirectoryError {}
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -88,14 +94,22 @@ export class ReviewRunStore implements RunFiles {
     });
   }
 
+  /**
+   * The recorded approvals and refusals, each line validated: a line that is JSON but not an
+   * approval entry is refused, naming the file, the line and what is wrong with it.
+   */
   async approvals(): Promise<ApprovalEntry[]> {
-    return ((await readJsonLines(join(this.dir, "approvals.jsonl"))) as ApprovalEntry[]).filter(
-      (a) =>
-        a !== null &&
-        typeof a === "object" &&
-        typeof a.hash === "string" &&
-        (a.gate === "plan" || a.gate === "publish"),
-    );
+    const path = join(this.dir, "approvals.jsonl");
+    const entries: ApprovalEntry[] = [];
+    for (const { line, value } of await readJsonLineEntries(path)) {
+      const problems = approvalEntryProblems(value);
+      if (problems.length > 0)
+        throw new ReviewRunDirectoryError(
+          `${path}:${line} is not an approval record (${problems.join("; ")}); the log is damaged: restore it from a copy, or remove that line and approve again with terfyn approve`,
+        );
+      entries.push(value as ApprovalEntry);
+    }
+    return entries;
   }
 
   /** Appends an approval (the approve command's adapter is the only caller). */

@@ -1,7 +1,9 @@
 /**
  * Picks the model adapter for each agent turn by its provider: `mock/gpt-4`, `mock/script`
  * (the project's or --model-script's script), `anthropic/…` (key from ANTHROPIC_API_KEY).
- * With a --model-script every agent is driven by the script, whatever its declared model.
+ * With a --model-script every agent is driven by the script, whatever its declared model; with
+ * `model` every agent runs on that model instead of its declared one (`terfyn review` runs its
+ * agents on the mock unless told otherwise).
  */
 import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
 import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
@@ -18,11 +20,15 @@ export class ModelRouter implements ModelPort {
       script?: ScriptedModel;
       /** Force the script for every agent (--model-script). */
       forceScript?: boolean;
+      /** Run every agent on this model, whatever it declares (the script still wins). */
+      model?: string;
       env: Record<string, string | undefined>;
     },
   ) {}
 
-  async turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
+  async turn(declared: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
+    const request =
+      this.options.model !== undefined ? { ...declared, model: this.options.model } : declared;
     const provider = request.model.split("/")[0];
     if (this.options.forceScript || request.model === "mock/script") {
       if (!this.options.script)
@@ -43,4 +49,25 @@ export class ModelRouter implements ModelPort {
       `no adapter for the model provider \`${provider}\` of agent ${request.agent} (available: mock, anthropic)`,
     );
   }
+}
+
+/** The model providers this router has an adapter for. */
+export const MODEL_PROVIDERS = ["mock", "anthropic"] as const;
+
+/**
+ * Why `models` cannot be run with `env`, before any work: an unknown provider, or an
+ * `anthropic/…` model with no ANTHROPIC_API_KEY. Undefined when they can.
+ */
+export function modelProblem(
+  models: readonly string[],
+  env: Record<string, string | undefined>,
+): string | undefined {
+  for (const m of models) {
+    const [provider, name] = m.split("/", 2);
+    if (!(MODEL_PROVIDERS as readonly string[]).includes(provider ?? "") || !name)
+      return `no adapter for the model \`${m}\` (use anthropic/<model>, or mock/gpt-4)`;
+    if (provider === "anthropic" && !env.ANTHROPIC_API_KEY)
+      return `${m} needs ANTHROPIC_API_KEY in the environment; nothing was started`;
+  }
+  return undefined;
 }

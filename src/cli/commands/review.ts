@@ -1,6 +1,7 @@
 /**
  * `terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE]` and
- * `terfyn review --resume DIR`: a review-response run in local mode, from a plain request file,
+ * `terfyn review --resume DIR` and `terfyn review --stop DIR`: a review-response run in local
+ * mode, from a plain request file,
  * with no GitHub at all. Exit 0 when the run ended done, done-but-unproven or nothing-to-do, 2
  * when a gate awaits approval (report.md says which, and the command that approves it), 1 when
  * it ended bad-input, stuck or not-approved, and on errors. The terminal state is in state.json
@@ -13,15 +14,23 @@ import { fileURLToPath } from "node:url";
 import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
-import { ModelRouter } from "../../adapters/models/model-router.ts";
+import { ModelRouter, modelProblem } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { localEffects } from "../../adapters/review/local-effects.ts";
-import { abandonedRecord, isAbandoned, runReview } from "../../core/review/orchestrator.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
+import {
+  abandonedRecord,
+  isAbandoned,
+  type ReviewPorts,
+  runReview,
+  stopReview,
+} from "../../core/review/orchestrator.ts";
 import type { TerminalState } from "../../core/review/phases.ts";
 import { DoctrineSteps } from "../../core/review/steps.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { approver } from "./approve.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
@@ -32,10 +41,22 @@ interface RunConfig {
   modelScript?: string;
   prior?: string;
   push?: boolean;
+  /**
+   * The model the agents run on: `anthropic/<model>` for every agent, `declared` for each
+   * agent's own (agents/review-response/main.agent); absent, the offline mock. A model script
+   * wins over it.
+   */
+  model?: string;
 }
 
-export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE] [--prior RUN_DIR] [--push]
-       terfyn review --resume RUN_DIR [--model-script FILE]
+/** What every agent runs on when neither --model nor --model-script says otherwise. */
+const DEFAULT_MODEL = "mock/gpt-4";
+
+type AgentsProject = Awaited<ReturnType<typeof loadProject>>;
+
+export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE | --model MODEL] [--prior RUN_DIR] [--push]
+       terfyn review --resume RUN_DIR [--model-script FILE | --model MODEL]
+       terfyn review --stop RUN_DIR [--reason TEXT] [--by NAME]
        terfyn review --sweep DIR [--max-idle-minutes N]
 
 Answer and fix a pull request's review comments under the doctrine in docs/review-doctrine.md, from a plain
@@ -43,7 +64,8 @@ request file (docs/review-request.md): intake, decide, plan, gate plan, red test
 prove, compose, gate publish, publish, report. Comment text is data, never instructions; the
 run never force-pushes, never resolves a thread, never replies to praise, never touches a file
 outside the approved plan. Gates pause the run (exit 2) until
-\`terfyn approve --run RUN_DIR --hash sha256:…\`; then --resume continues.
+\`terfyn approve --run RUN_DIR --hash sha256:…\` (or a refusal, \`--deny --reason TEXT\`); then
+--resume continues.
 
 Exit 0 when the run ends done, done-but-unproven or nothing-to-do; 2 at a gate (report.md says
 which gate, the hash and the approve command); 1 when it ends bad-input, stuck or
@@ -58,8 +80,19 @@ Options:
   --repo PATH          the repository (its AGENTS.md declares the commands)
   --request FILE       request.json: the threads, with provenance
   --run-dir DIR        the run directory (state.json, artifacts, report.md)
-  --model-script FILE  drive the agents with a model script (offline, deterministic)
+  --model-script FILE  drive the agents with a model script (offline, deterministic); wins over
+                       --model
+  --model MODEL        the model the agents run on: anthropic/<model> for all of them, or
+                       \`declared\` for each agent's own (agents/review-response/main.agent:
+                       the Decider and Planner on a stronger tier than the TestWriter and
+                       Builder). Needs ANTHROPIC_API_KEY, checked before anything starts.
+                       Default: the offline mock (mock/gpt-4). Kept in run.json for --resume
   --resume RUN_DIR     continue a run
+  --stop RUN_DIR       end a run that is paused or not running: stuck, with the reason
+                       "stopped by WHO: TEXT", a report, and its worktree removed; refused
+                       for a run that already ended (exit 0 stopped, 1 refused)
+  --reason TEXT        with --stop: why
+  --by NAME            with --stop: who (default: the git identity, else the OS user)
   --prior RUN_DIR      an earlier run on the same pull request: its decisions are an input, and
                        each matching item must be reaffirmed (freshly verified) or reversed
   --push               publish by pushing the commit to the branch's remote (branch.<name>.remote,
@@ -94,6 +127,10 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     push: { type: "boolean" },
     sweep: { type: "string" },
     "max-idle-minutes": { type: "string" },
+    model: { type: "string" },
+    stop: { type: "string" },
+    reason: { type: "string" },
+    by: { type: "string" },
   });
   if (values.help) {
     io.stdout(REVIEW_HELP);
@@ -108,6 +145,18 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       io,
     );
   }
+  if (values.stop !== undefined) {
+    for (const flag of ["repo", "request", "run-dir", "resume", "model", "model-script"] as const)
+      if (values[flag] !== undefined) throw new UsageError(`review: --stop takes no --${flag}`);
+    return stop(
+      resolve(io.cwd, values.stop as string),
+      values.reason as string | undefined,
+      values.by as string | undefined,
+      io,
+    );
+  }
+  for (const flag of ["reason", "by"] as const)
+    if (values[flag] !== undefined) throw new UsageError(`review: --${flag} goes with --stop`);
   let runDir: string;
   let config: RunConfig;
   if (values.resume !== undefined) {
@@ -119,6 +168,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     }
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
+    if (values.model !== undefined) config.model = values.model as string;
   } else {
     for (const flag of ["repo", "request", "run-dir"] as const) {
       if (values[flag] === undefined)
@@ -130,10 +180,14 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       request: resolve(io.cwd, values.request as string),
       ...(values.prior !== undefined ? { prior: resolve(io.cwd, values.prior as string) } : {}),
       ...(values.push ? { push: true } : {}),
+      ...(values.model !== undefined ? { model: values.model as string } : {}),
     };
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
+  // The agents, and whether the models they would run on can run at all, before anything starts.
+  const agents = await loadAgents(io);
+  refuseUnrunnableModels(config, agents, io);
   // The agents work in a worktree of this repository: a run directory inside it could be written
   // by them (its approvals, its cursor).
   const top = gitToplevel(config.repo);
@@ -158,20 +212,23 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values.resume === undefined) {
       refuseUsedRunDir(io, runDir, "terfyn review --resume");
       await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+    } else if (values.model !== undefined) {
+      // A --model given on resume is the run's model from now on, for the next resume too.
+      const saved = JSON.parse(await readFile(join(runDir, "run.json"), "utf8")) as RunConfig;
+      await writeFile(
+        join(runDir, "run.json"),
+        `${JSON.stringify({ ...saved, model: config.model }, null, 2)}\n`,
+      );
     }
     store.guard = () => lock.verify();
-    return await reviewLocked(io, runDir, store, config);
+    return await reviewLocked(io, runDir, store, config, agents);
   } finally {
     lock.release();
   }
 }
 
-async function reviewLocked(
-  io: CliIo,
-  runDir: string,
-  store: ReviewRunStore,
-  config: RunConfig,
-): Promise<number> {
+/** The shipped review-response agents, validated. */
+async function loadAgents(io: CliIo): Promise<AgentsProject> {
   const agentsDir = agentsProject();
   const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
   const errors = agentsCtx.diagnostics.filter((d) => d.severity === "error");
@@ -179,10 +236,55 @@ async function reviewLocked(
     printDiagnostics(io, agentsCtx, errors, io.stderr);
     throw new UserError("the review-response agents do not validate");
   }
+  return agentsCtx;
+}
+
+/** The models the agents will run on: none when a script drives them. */
+function modelsInUse(config: RunConfig, agents: AgentsProject): string[] {
+  if (config.modelScript !== undefined) return [];
+  if (config.model !== "declared") return [config.model ?? DEFAULT_MODEL];
+  return [...agents.validation.project.agents.values()].map((a) => a.model);
+}
+
+/** A model that cannot run (no key, no such provider) is an error before any work. */
+function refuseUnrunnableModels(config: RunConfig, agents: AgentsProject, io: CliIo): void {
+  const problem = modelProblem([...new Set(modelsInUse(config, agents))], io.env);
+  if (problem !== undefined) throw new UserError(`review: --model: ${problem}`);
+}
+
+async function reviewLocked(
+  io: CliIo,
+  runDir: string,
+  store: ReviewRunStore,
+  config: RunConfig,
+  agentsCtx: AgentsProject,
+): Promise<number> {
+  const ports = await localPorts(io, runDir, store, config, agentsCtx);
+  const outcome = await runReview(ports);
+  const shown = relative(io.cwd, runDir) || runDir;
+  if (outcome.status === "awaiting-approval") {
+    io.stderr(
+      `terfyn: gate ${outcome.gate} awaits approval of ${outcome.artifact}\n  approve with: terfyn approve --run ${shown} --hash ${outcome.hash}\n  then resume:  terfyn review --resume ${shown}\n`,
+    );
+    return 2;
+  }
+  io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
+  return SUCCESSFUL_ENDS.includes(outcome.terminal) ? 0 : 1;
+}
+
+/** The ports of a local-mode run: its directory, the approvals log, and the doctrine's steps. */
+async function localPorts(
+  io: CliIo,
+  runDir: string,
+  store: ReviewRunStore,
+  config: RunConfig,
+  agentsCtx: AgentsProject,
+): Promise<ReviewPorts> {
   const script = config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined;
   const model = new ModelRouter({
     ...(script ? { script } : {}),
     forceScript: script !== undefined,
+    ...(config.model !== "declared" ? { model: config.model ?? DEFAULT_MODEL } : {}),
     env: io.env,
   });
   const effects = localEffects({
@@ -196,7 +298,7 @@ async function reviewLocked(
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
   });
   const steps = new DoctrineSteps(effects, { files: store });
-  const outcome = await runReview({
+  return {
     runId: runDir,
     files: store,
     readState: () => store.readState(),
@@ -205,16 +307,47 @@ async function reviewLocked(
     steps,
     now: () => (io.now?.() ?? new Date()).toISOString(),
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
-  });
+  };
+}
+
+/**
+ * `--stop RUN_DIR`: ends a run that is paused or not running (a running one holds the lock and
+ * is refused by it) as stuck, "stopped by WHO: TEXT", with a report, its worktree released.
+ */
+async function stop(
+  runDir: string,
+  text: string | undefined,
+  by: string | undefined,
+  io: CliIo,
+): Promise<number> {
   const shown = relative(io.cwd, runDir) || runDir;
-  if (outcome.status === "awaiting-approval") {
-    io.stderr(
-      `terfyn: gate ${outcome.gate} awaits approval of ${outcome.artifact}\n  approve with: terfyn approve --run ${shown} --hash ${outcome.hash}\n  then resume:  terfyn review --resume ${shown}\n`,
-    );
-    return 2;
+  let config: RunConfig;
+  try {
+    config = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+  } catch {
+    throw new UserError(`${shown} is not a review run directory (no run.json); nothing stopped`);
   }
-  io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
-  return SUCCESSFUL_ENDS.includes(outcome.terminal) ? 0 : 1;
+  if (text !== undefined && text.trim() === "")
+    throw new UsageError("review: --reason needs a text");
+  const who = await approver(io, by);
+  const agents = await loadAgents(io);
+  const lock = takeRunLock(io, runDir, "terfyn review --stop");
+  try {
+    const store = await ReviewRunStore.open(runDir, io.env);
+    store.guard = () => lock.verify();
+    const reason = `stopped by ${who}${text !== undefined ? `: ${text.trim()}` : ""}`;
+    const result = await stopReview(await localPorts(io, runDir, store, config, agents), reason);
+    if (!result.stopped)
+      throw new UserError(
+        `the run in ${shown} already ended ${result.state.terminal ?? "?"} (${result.state.reason ?? "no reason recorded"}); nothing stopped`,
+      );
+    io.stdout(
+      `stopped: stuck: ${escapeTerminalText(reason)}\nreport: ${escapeTerminalText(join(shown, "report.md"))}\n`,
+    );
+    return 0;
+  } finally {
+    lock.release();
+  }
 }
 
 /** Terminal states the review command exits 0 for; every other end exits 1. */

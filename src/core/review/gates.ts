@@ -13,9 +13,36 @@ export interface ApprovalEntry {
   gate: GateName;
   hash: string;
   approved_at: string;
+  /** Who recorded it: `--by`, else the git identity where approve ran, else the OS user. */
   by: string;
   /** A recorded refusal ends the run as not-approved; absent means approve. */
   decision?: "approve" | "deny";
+  /** Why a refusal was made (required with `decision: "deny"`). */
+  reason?: string;
+}
+
+/**
+ * What is wrong with one line of the approvals log, as read back: nothing for a well-formed
+ * entry. A damaged log is refused rather than read around, so a line that lost its gate or its
+ * hash cannot quietly stop counting (or start counting) as an approval.
+ */
+export function approvalEntryProblems(value: unknown): string[] {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return ["not an object"];
+  const v = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (v.gate !== "plan" && v.gate !== "publish") problems.push("`gate` must be plan or publish");
+  if (typeof v.hash !== "string" || !/^sha256:[0-9a-f]{64}$/.test(v.hash))
+    problems.push("`hash` must be sha256:<64 hex digits>");
+  if (typeof v.approved_at !== "string" || Number.isNaN(Date.parse(v.approved_at)))
+    problems.push("`approved_at` must be a timestamp");
+  if (typeof v.by !== "string" || v.by.trim() === "") problems.push("`by` must name who");
+  if (v.decision !== undefined && v.decision !== "approve" && v.decision !== "deny")
+    problems.push("`decision` must be approve or deny");
+  if (v.reason !== undefined && typeof v.reason !== "string")
+    problems.push("`reason` must be text");
+  if (v.decision === "deny" && (typeof v.reason !== "string" || v.reason.trim() === ""))
+    problems.push("a deny needs a `reason`");
+  return problems;
 }
 
 /** Files of a run directory that no phase or agent may write: only the orchestrator's adapters do. */

@@ -20,7 +20,7 @@ import {
 } from "./phases.ts";
 import type { ReviewOutcome, ReviewPorts, ReviewRunState } from "./ports.ts";
 import { DEFAULT_LIMITS } from "./referee.ts";
-import { composeGateReport, composeReport } from "./report.ts";
+import { composeGateReport, composeReport, readRunArtifacts } from "./report.ts";
 
 export type {
   PublishArtifact,
@@ -76,14 +76,38 @@ export async function runReview(unmarked: ReviewPorts): Promise<ReviewOutcome> {
   }
 }
 
-async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
-  let state: ReviewRunState = (await ports.readState()) ?? {
+/** The state of a run that has not written one yet: at its first phase. */
+function freshState(ports: ReviewPorts): ReviewRunState {
+  return {
     run_id: ports.runId,
     phase: PHASES[0],
     status: "running",
     build: { iteration: 0, identical_retries: 0, escalations: 0 },
     updated_at: ports.now(),
   };
+}
+
+/**
+ * Stops a run that is paused at a gate or not running (`terfyn review --stop`): it ends stuck
+ * with `reason`, on the same path as every other end (a report, the ended state, its resources
+ * released). A run that has already ended is left exactly as it is: `stopped: false`.
+ */
+export async function stopReview(
+  unmarked: ReviewPorts,
+  reason: string,
+): Promise<{ stopped: true; outcome: ReviewOutcome } | { stopped: false; state: ReviewRunState }> {
+  const ports = markDirectoryFailures(unmarked);
+  try {
+    const state = (await ports.readState()) ?? freshState(ports);
+    if (state.status === "ended") return { stopped: false, state };
+    return { stopped: true, outcome: await end(ports, state, "stuck", reason) };
+  } catch (e) {
+    throw e instanceof RunDirectoryFailure ? e.original : e;
+  }
+}
+
+async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
+  let state: ReviewRunState = (await ports.readState()) ?? freshState(ports);
   if (state.status === "ended" && state.terminal) {
     await release(ports);
     return { status: "ended", terminal: state.terminal, reason: state.reason ?? "" };
@@ -118,6 +142,7 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
             artifact,
             run: ports.runId,
             ...(decisions ? { decisions } : {}),
+            artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
           }),
         );
         await save({ status: "awaiting-approval", awaiting: { gate, hash, artifact } });
@@ -162,6 +187,7 @@ async function end(
     ...(decisions ? { decisions } : {}),
     ...(proof ? { vacuousTests: proof.vacuous } : {}),
     ...(published ? { published } : {}),
+    artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
   });
   await ports.files.write("report.md", report);
   const ended: ReviewRunState = {

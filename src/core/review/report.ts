@@ -7,9 +7,52 @@
  * paused at a gate has a report too: what awaits whom, and the exact command that approves it.
  * Pure.
  */
-import type { Decision } from "./doctrine.ts";
-import type { GateName } from "./gates.ts";
+import { mdCode, mdFence, mdText } from "../render/markdown-escape.ts";
+import { readArtifact } from "./artifacts.ts";
+import type { Decision, ReviewPlan } from "./doctrine.ts";
+import type { ApprovalEntry, GateName } from "./gates.ts";
 import type { Phase, TerminalState } from "./phases.ts";
+import type { PublishArtifact, RunFiles, TestResult } from "./ports.ts";
+
+/**
+ * What the reports show of a run's artifacts beyond its decisions: the plan, the proof per test,
+ * the commit's files and the exact reply and ticket texts, and who approved or refused each
+ * gate. Every text in them may come from a review comment or an agent, so each is rendered
+ * escaped (mdText, mdCode) or inside a fence longer than any it holds (mdFence).
+ */
+export interface RunArtifacts {
+  plan?: ReviewPlan;
+  planMarkdown?: string;
+  proof?: { verdict: "proven" | "vacuous"; results: readonly TestResult<"passed">[] };
+  publish?: PublishArtifact;
+  approvals?: readonly ApprovalEntry[];
+}
+
+/**
+ * Reads what the reports show from the run directory; an artifact that is missing or malformed
+ * (or an approvals log that is damaged) is left out, never turned into a different ending.
+ */
+export async function readRunArtifacts(
+  files: RunFiles,
+  approvals: () => Promise<readonly ApprovalEntry[]>,
+): Promise<RunArtifacts> {
+  const read = <N extends "plan.json" | "plan.md" | "proof.json" | "publish.json">(name: N) =>
+    readArtifact(files, name).catch(() => undefined);
+  const [plan, planMarkdown, proof, publish, log] = await Promise.all([
+    read("plan.json"),
+    read("plan.md"),
+    read("proof.json"),
+    read("publish.json"),
+    approvals().catch(() => undefined),
+  ]);
+  return {
+    ...(plan ? { plan } : {}),
+    ...(planMarkdown !== undefined ? { planMarkdown } : {}),
+    ...(proof ? { proof } : {}),
+    ...(publish ? { publish } : {}),
+    ...(log ? { approvals: log } : {}),
+  };
+}
 
 export interface ReportInput {
   terminal: TerminalState;
@@ -24,6 +67,8 @@ export interface ReportInput {
   vacuousTests?: readonly string[];
   /** What reached the outside world. */
   published?: { commit?: string; replies: number; tickets: number };
+  /** The proof per test, the commit's files, the reply and ticket texts, the approvals. */
+  artifacts?: RunArtifacts;
 }
 
 const HEADLINE: Record<TerminalState, string> = {
@@ -123,8 +168,89 @@ export function composeReport(r: ReportInput): string {
       `- tickets: ${r.published.tickets}`,
     );
   }
+  const a = r.artifacts ?? {};
+  if (a.proof) lines.push("", ...proofSection(a.proof));
+  if (a.publish) {
+    lines.push("", "## Files changed", "", ...fileList(a.publish.files));
+    lines.push("", ...textsSection(a.publish, r.published !== undefined));
+  }
+  if (decisions.length > 0) lines.push("", ...evidenceSection(decisions));
+  if (a.approvals) lines.push("", ...approvalsSection(a.approvals));
   return `${lines.join("\n")}\n`;
 }
+
+/** Each new test with the change reverted: it must fail (having run) to prove anything. */
+function proofSection(proof: NonNullable<RunArtifacts["proof"]>): string[] {
+  const lines = [`## Proof: ${proof.verdict}`, ""];
+  if (proof.results.length === 0) lines.push("No new test was proved.");
+  for (const t of proof.results) {
+    const outcome =
+      t.ran === false
+        ? "vacuous: it did not run with the change reverted"
+        : t.passed
+          ? "vacuous: it still passes with the change reverted"
+          : "proven: it fails with the change reverted";
+    lines.push(`- ${mdCode(t.test)}: ${outcome}`);
+    if (t.evidence) lines.push("", indent(mdFence(t.evidence)), "");
+  }
+  return lines;
+}
+
+function fileList(files: readonly string[]): string[] {
+  return files.length === 0
+    ? ["No file: the commit is empty (answers only)."]
+    : files.map((f) => `- ${mdCode(f)}`);
+}
+
+/** Every reply and ticket, in full, exactly as the publish gate approves them. */
+function textsSection(publish: PublishArtifact, published: boolean): string[] {
+  const lines = [`## Replies and tickets${published ? "" : " (composed, not published)"}`, ""];
+  if (publish.replies.length === 0 && publish.tickets.length === 0) lines.push("None.");
+  for (const reply of publish.replies)
+    lines.push(`### Reply to ${mdText(reply.item)}`, "", mdFence(reply.body), "");
+  for (const ticket of publish.tickets)
+    lines.push(
+      `### Ticket for ${mdText(ticket.item)}: ${mdText(ticket.title)}`,
+      "",
+      mdFence(ticket.body),
+      "",
+    );
+  while (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+/** How each decision was reached: its method, what was done, and the evidence it rests on. */
+function evidenceSection(decisions: readonly Decision[]): string[] {
+  const lines = ["## Evidence", ""];
+  for (const d of decisions) {
+    lines.push(
+      `### ${mdText(d.item)}: ${d.class}, ${d.action} (${d.method})`,
+      "",
+      `What was done: ${d.detail ? mdText(d.detail) : "(not said)"}`,
+      "",
+    );
+    lines.push(d.evidence ? mdFence(d.evidence) : "No evidence recorded.", "");
+  }
+  while (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+/** Who approved, or refused, each gate, and when: the approvals log as recorded. */
+function approvalsSection(log: readonly ApprovalEntry[]): string[] {
+  const lines = ["## Approvals", ""];
+  if (log.length === 0) lines.push("No gate was approved.");
+  for (const e of log)
+    lines.push(
+      `- ${e.gate} gate: ${e.decision === "deny" ? "refused" : "approved"} by ${mdText(e.by)} at ${mdText(e.approved_at)} (${mdCode(e.hash)})${e.reason !== undefined ? `: ${mdText(e.reason)}` : ""}`,
+    );
+  return lines;
+}
+
+const indent = (block: string) =>
+  block
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
 
 export interface GateReportInput {
   gate: GateName;
@@ -134,6 +260,8 @@ export interface GateReportInput {
   /** The run directory, as `terfyn approve --run` takes it. */
   run: string;
   decisions?: readonly Decision[];
+  /** What the gate shows beside the hash: the plan, or the commit, its proof and its texts. */
+  artifacts?: RunArtifacts;
 }
 
 const AWAITS: Record<GateName, string> = {
@@ -162,10 +290,65 @@ export function composeGateReport(r: GateReportInput): string {
     "",
     `Any change to ${r.artifact} changes its hash and needs a fresh approval.`,
   ];
-  if (r.decisions && r.decisions.length > 0) {
+  const a = r.artifacts ?? {};
+  if (r.gate === "plan") {
+    if (a.plan)
+      lines.push(
+        "",
+        "## Plan",
+        "",
+        "Production files to change:",
+        "",
+        ...fileList(a.plan.files),
+        "",
+        "Test files to write:",
+        "",
+        ...fileList(a.plan.test_files),
+        "",
+        "Failing tests to write first:",
+        "",
+        ...(a.plan.tests.length > 0 ? a.plan.tests.map((t) => `- ${mdCode(t)}`) : ["None."]),
+      );
+    if (a.planMarkdown !== undefined)
+      lines.push("", "plan.md:", "", mdFence(a.planMarkdown, "markdown"));
+  }
+  const decisions = r.decisions ?? [];
+  if (decisions.length > 0) {
     lines.push("", "## Decisions", "", "| item | class | action | method |", "|---|---|---|---|");
-    for (const d of r.decisions)
-      lines.push(`| ${d.item} | ${d.class} | ${d.action} | ${d.method} |`);
+    for (const d of decisions)
+      lines.push(
+        `| ${mdCode(d.item, { inTable: true })} | ${d.class} | ${d.action} | ${d.method} |`,
+      );
+  }
+  if (r.gate === "plan") {
+    // What each item will get: the answers, push-backs and tickets the plan sits beside.
+    for (const d of decisions) {
+      if (d.action === "none" && !d.reply) continue;
+      lines.push(
+        "",
+        `### ${mdText(d.item)}: ${d.class}, ${d.action}`,
+        "",
+        `Decided by ${d.method}: ${d.detail ? mdText(d.detail) : "(not said)"}`,
+      );
+      if (d.evidence) lines.push("", "Evidence:", "", mdFence(d.evidence));
+      if (d.reply) lines.push("", "Reply:", "", mdFence(d.reply));
+    }
+  } else {
+    if (a.publish) {
+      lines.push(
+        "",
+        "## Commit",
+        "",
+        ...(a.publish.files.length > 0
+          ? ["Message:", "", mdFence(a.publish.commit_message), ""]
+          : []),
+        "Files:",
+        "",
+        ...fileList(a.publish.files),
+      );
+    }
+    if (a.proof) lines.push("", ...proofSection(a.proof));
+    if (a.publish) lines.push("", ...textsSection(a.publish, false));
   }
   return `${lines.join("\n")}\n`;
 }
