@@ -384,6 +384,15 @@ describe("the App's in-process runner", () => {
       await expect(effects.replies.publish(artifact, `${publishText} `, approvals)).rejects.toThrow(
         /gate publish refused/,
       );
+      await expect(effects.tickets.publish(artifact, `${publishText} `, approvals)).rejects.toThrow(
+        /gate publish refused/,
+      );
+      await expect(
+        effects.commit.publish(artifact, `${publishText} `, approvals, {
+          branch: "fix-add",
+          head: ex.head,
+        }),
+      ).rejects.toThrow(/gate publish refused/);
     } finally {
       rec.stop();
       gh.done();
