@@ -35,7 +35,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
   const scriptPath = process.env.TERFYN_MODEL_SCRIPT;
   if (!scriptPath && !process.env.ANTHROPIC_API_KEY)
     process.stderr.write(
-      "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents will fail and runs end stuck\n",
+      "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
   return inProcessRunner({
     appSlug: slug,
