@@ -39,6 +39,10 @@ export interface RunJob {
   /** The label event's time: the intake's snapshot. */
   triggerAt: string;
   gateway: GitHubGateway;
+  /** The pull request's branch (known at the label; a resumed run reads it from its own files). */
+  branch?: string;
+  /** The installation token, for git (the runner's clone and push); fresh on every call. */
+  token?: () => Promise<string>;
 }
 
 /** Executes review runs; `start` must return at once (the work continues outside the request). */
@@ -62,11 +66,23 @@ export interface AppOptions {
 
 type Ctx = Context<"pull_request.labeled" | "issue_comment.created" | "pull_request.synchronize">;
 
-function gatewayOf(context: Ctx): { gateway: GitHubGateway; repo: RepoRef } {
+function gatewayOf(context: Ctx): {
+  gateway: GitHubGateway;
+  repo: RepoRef;
+  token: () => Promise<string>;
+} {
   const repo = context.repo();
+  const octokit = context.octokit as unknown as { auth(o: unknown): Promise<unknown> };
   return {
     gateway: gatewayForClient(context.octokit as unknown as GitHubClient, repo),
     repo: { owner: repo.owner, repo: repo.repo },
+    // The installation token Probot's Octokit holds (refreshed by it when it expires).
+    token: async () => {
+      const auth = (await octokit.auth({ type: "installation" })) as { token?: unknown };
+      if (typeof auth?.token !== "string" || auth.token === "")
+        throw new Error("the App's installation token is not available");
+      return auth.token;
+    },
   };
 }
 
@@ -121,7 +137,7 @@ export function terfynApp(options: AppOptions) {
   return (app: Probot) => {
     app.on("pull_request.labeled", async (context) => {
       const p = context.payload;
-      const { gateway, repo } = gatewayOf(context);
+      const { gateway, repo, token } = gatewayOf(context);
       const pr = p.pull_request;
       const comments = await gateway.listIssueComments(pr.number);
       const current = findLedger(comments, appLogin);
@@ -159,6 +175,8 @@ export function terfynApp(options: AppOptions) {
           run,
           triggerAt: now().toISOString(),
           gateway,
+          branch: pr.head.ref,
+          token,
         },
         reporter,
       );
@@ -171,7 +189,7 @@ export function terfynApp(options: AppOptions) {
       if (author === appLogin || p.comment.user?.type === "Bot") return;
       const command = parseCommentCommand(p.comment.body ?? "");
       if (!command) return;
-      const { gateway, repo } = gatewayOf(context);
+      const { gateway, repo, token } = gatewayOf(context);
       const number = p.issue.number;
       const comments = await gateway.listIssueComments(number);
       const found = findLedger(comments, appLogin);
@@ -192,6 +210,7 @@ export function terfynApp(options: AppOptions) {
         run: ledger.run,
         triggerAt: ledger.since ?? "",
         gateway,
+        token,
       };
       if (command.kind === "status") {
         await reporter.update(ledger, { note: `Status asked by @${author}.` });

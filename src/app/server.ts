@@ -1,11 +1,20 @@
 /**
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
  * WEBHOOK_SECRET from the environment or .env). TERFYN_APP_SLUG names the App (its bot login is
- * `<slug>[bot]`). To host it behind another Node server instead, mount
- * `createNodeMiddleware(terfynApp(...), { probot })` from probot.
+ * `<slug>[bot]`). Review runs execute in this process (review-runner.ts): their files go under
+ * TERFYN_APP_RUNS_DIR (default: the OS temp directory's terfyn-app-runs; it must survive
+ * between webhook events, so point it at a persistent disk); the agents' models come from
+ * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
+ * with. TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead. To host
+ * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
 import { run } from "probot";
-import { terfynApp } from "./app.ts";
+import { readProjectDirectory } from "../adapters/fs/read-project.ts";
+import { ModelRouter } from "../adapters/models/model-router.ts";
+import { ScriptedModel } from "../adapters/models/model-script.ts";
+import { validateProject } from "../core/validate.ts";
+import { type ReviewRunner, terfynApp } from "./app.ts";
+import { agentsProjectDir, defaultRunsDir, inProcessRunner } from "./review-runner.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
 const appSlug = process.env.TERFYN_APP_SLUG;
@@ -15,4 +24,33 @@ if (!appSlug) {
   );
   process.exit(1);
 }
-await run(terfynApp({ appSlug, runner: unwiredRunner }));
+
+async function runner(slug: string): Promise<ReviewRunner> {
+  if (process.env.TERFYN_APP_RUNNER === "unwired") return unwiredRunner;
+  const validation = validateProject((await readProjectDirectory(agentsProjectDir())).files);
+  if (!validation.ok) {
+    process.stderr.write("terfyn app: the review-response agents do not validate\n");
+    process.exit(1);
+  }
+  const scriptPath = process.env.TERFYN_MODEL_SCRIPT;
+  if (!scriptPath && !process.env.ANTHROPIC_API_KEY)
+    process.stderr.write(
+      "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
+    );
+  return inProcessRunner({
+    appSlug: slug,
+    runsDir: defaultRunsDir(process.env),
+    agents: validation.project,
+    model: async () => {
+      const script = scriptPath ? await ScriptedModel.load(scriptPath) : undefined;
+      return new ModelRouter({
+        ...(script ? { script } : {}),
+        forceScript: script !== undefined,
+        env: process.env,
+      });
+    },
+    maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
+  });
+}
+
+await run(terfynApp({ appSlug, runner: await runner(appSlug) }));

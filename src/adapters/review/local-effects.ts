@@ -37,7 +37,7 @@ import type {
 import { assertGate } from "../../core/review/gates.ts";
 import { RunEnd } from "../../core/review/phase.ts";
 import { RunStore } from "../fs/run-store.ts";
-import { BranchWriter } from "../git/branch-writer.ts";
+import { BranchWriter, type BranchWriterOptions } from "../git/branch-writer.ts";
 import { WorkspaceTool } from "../workspace/workspace-tool.ts";
 import { runRepoCommand } from "./repo-command.ts";
 
@@ -63,6 +63,8 @@ export interface LocalEffectsConfig {
   commandTimeoutMs?: number;
   /** Publish by pushing to the branch's remote (fast-forward only) instead of moving the local branch. */
   push?: boolean;
+  /** How git runs for the repository and the worktree (the App: identity, and a config file outside the clone). */
+  git?: BranchWriterOptions;
 }
 
 const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
@@ -75,7 +77,7 @@ export class LocalWorkTree implements WorkTreePort {
   constructor(private readonly c: LocalEffectsConfig) {}
 
   async repo(): Promise<BranchWriter> {
-    this.repoWriter ??= await BranchWriter.open(this.c.repoDir);
+    this.repoWriter ??= await BranchWriter.open(this.c.repoDir, this.c.git);
     return this.repoWriter;
   }
 
@@ -98,7 +100,7 @@ export class LocalWorkTree implements WorkTreePort {
     if (this.worktreeWriter) return;
     const dir = await this.path();
     if (existsSync(dir)) {
-      const w = await BranchWriter.open(dir);
+      const w = await BranchWriter.open(dir, this.c.git);
       const at = await w.head();
       if (w.root !== (await realpath(dir)) || !at.startsWith(head))
         throw new RunEnd(
@@ -218,7 +220,7 @@ export function completedOperations(events: readonly JournalEvent[]): string[] {
 }
 
 /** Agents through the engine, each in a workspace of the run's worktree limited to its writes. */
-class EngineAgents implements AgentPort {
+export class EngineAgents implements AgentPort {
   constructor(
     private readonly c: LocalEffectsConfig,
     private readonly tree: LocalWorkTree,
@@ -271,7 +273,7 @@ class EngineAgents implements AgentPort {
 }
 
 /** The repository's commands, in the run's worktree (repo-command.ts). */
-class WorktreeCommands implements CommandPort {
+export class WorktreeCommands implements CommandPort {
   constructor(
     private readonly c: LocalEffectsConfig,
     private readonly tree: LocalWorkTree,
