@@ -9,15 +9,13 @@
  * - `run/`: the run directory (state.json, approvals.jsonl, the artifacts, report.md);
  * - `clone/`: the pull request's repository, cloned once at the start;
  * - `worktree/`: the run's own linked worktree of the clone (the agents work there);
- * - `git/config`: git's global config for this session only, holding the installation token.
  *
- * The token reaches git as an `http.<origin>/.extraHeader` in a config file named by
- * GIT_CONFIG_GLOBAL: never in argv (which any user on the machine can read in the process
- * list), never in the clone's `.git/config` or any file in the clone (which the agents and the
- * repository's commands can read), never in the remote URL. The file is mode 0600 in a 0700
- * directory, written with a fresh token when a session starts and deleted when it ends, so at a
- * gate pause no token is on disk. (GIT_CONFIG_COUNT/KEY/VALUE would keep it off disk entirely,
- * but the branch writer's environment allowlist admits only GIT_CONFIG_GLOBAL.)
+ * The token reaches git only as an `http.<origin>/.extraHeader` in the environment of git's own
+ * processes (GIT_CONFIG_COUNT/KEY/VALUE): never on disk (a file the repository's commands, which
+ * are the pull request's code, could read while the run works), never in argv (which any user on
+ * the machine can read in the process list), never in the clone's `.git/config` or the remote
+ * URL. The repository's commands and the agents' tools run with a stripped environment, so they
+ * never see it. Global config is /dev/null: the App's user config plays no part.
  *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
@@ -81,7 +79,6 @@ export interface RunPaths {
   clone: string;
   worktree: string;
   gitDir: string;
-  gitConfig: string;
   job: string;
 }
 
@@ -120,7 +117,6 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       clone: join(base, "clone"),
       worktree: join(base, "worktree"),
       gitDir: join(base, "git"),
-      gitConfig: join(base, "git", "config"),
       job: join(base, "job.json"),
     };
   };
@@ -207,7 +203,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return report;
   };
 
-  /** The token file goes at the end of every session; the clone and worktree when the run ends. */
+  /** What a session leaves (`git/`, where earlier versions kept a token) goes at its end; the clone and worktree when the run ends. */
   const cleanUp = async (p: RunPaths, ended: boolean) => {
     await rm(p.gitDir, { recursive: true, force: true });
     if (ended) {
@@ -216,28 +212,16 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     }
   };
 
-  const gitOptions = (p: RunPaths) => ({
+  const gitOptions = (auth: Record<string, string>) => ({
     identity: { name: `${o.appSlug}[bot]`, email: `${o.appSlug}[bot]@users.noreply.github.com` },
-    env: { GIT_CONFIG_GLOBAL: p.gitConfig, GIT_CONFIG_NOSYSTEM: "1" },
+    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", ...auth },
   });
 
-  /** git's config for one session: the token as an extra header for the clone URL's origin only. */
-  const writeGitConfig = async (p: RunPaths, url: string, job: RunJob) => {
-    await mkdir(p.gitDir, { recursive: true, mode: 0o700 });
-    await chmod(p.gitDir, 0o700);
-    let text = "";
-    if (/^https:\/\//.test(url)) {
-      const origin = new URL(url).origin;
-      const token = job.token ? await job.token() : undefined;
-      if (token) {
-        if (/[\s"\\]/.test(token))
-          throw new Error("the installation token has unexpected characters");
-        const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
-        text = `[http "${origin}/"]\n\textraHeader = AUTHORIZATION: basic ${basic}\n`;
-      }
-    }
-    await writeFile(p.gitConfig, text, { mode: 0o600 });
-    await chmod(p.gitConfig, 0o600);
+  /** The token for one session, as git config in the environment, for the clone URL's origin only. */
+  const tokenEnv = async (url: string, job: RunJob): Promise<Record<string, string>> => {
+    if (!/^https:\/\//.test(url)) return {};
+    const token = job.token ? await job.token() : undefined;
+    return token ? gitAuthEnv(new URL(url).origin, token) : {};
   };
 
   const cloneUrl = (job: RunJob) =>
@@ -246,11 +230,11 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   /** Runs the core until it pauses or ends, and reports that on the status comment. */
   const session = async (saved: SavedJob, job: RunJob, reporter: RunReporter) => {
     const p = paths(saved.run);
-    await writeGitConfig(p, cloneUrl(job), job);
+    const auth = await tokenEnv(cloneUrl(job), job);
     let outcome: ReviewOutcome;
     let store: ReviewRunStore;
     try {
-      if (!existsSync(p.clone)) await clone(cloneUrl(job), saved.branch, p);
+      if (!existsSync(p.clone)) await clone(cloneUrl(job), saved.branch, p, auth);
       store = await ReviewRunStore.open(p.run);
       const progress = (l: string) => log(`${saved.run}: ${l}`);
       const effects = appEffects({
@@ -263,7 +247,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         cloneDir: p.clone,
         worktreeDir: p.worktree,
         runDir: p.run,
-        git: gitOptions(p),
+        git: gitOptions(auth),
         agents: o.agents,
         model: await o.model(),
         progress,
@@ -434,11 +418,31 @@ async function readLeftOut(
 }
 
 /**
+ * An installation token as git config carried in the environment (GIT_CONFIG_COUNT/KEY/VALUE):
+ * an extra Authorization header for `origin` only. Refuses a token that could break the header.
+ */
+export function gitAuthEnv(origin: string, token: string): Record<string, string> {
+  if (!/^[A-Za-z0-9_.-]+$/.test(token))
+    throw new Error("the installation token has unexpected characters");
+  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
+  return {
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: `http.${origin}/.extraHeader`,
+    GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
+  };
+}
+
+/**
  * Clones the pull request's branch into `p.clone`, with git hardened as the branch writer runs
  * it (no hooks, no credential helper or askpass, no ext:: transport) and its environment an
- * allowlist; the token comes only from the session's config file (GIT_CONFIG_GLOBAL).
+ * allowlist; the token comes only from `auth` (gitAuthEnv), in git's environment.
  */
-async function clone(url: string, branch: string, p: RunPaths): Promise<void> {
+async function clone(
+  url: string,
+  branch: string,
+  p: RunPaths,
+  auth: Record<string, string>,
+): Promise<void> {
   if (url.startsWith("-")) throw new Error(`not a clone URL: ${url}`);
   await rm(p.clone, { recursive: true, force: true });
   await mkdir(dirname(p.clone), { recursive: true });
@@ -448,8 +452,9 @@ async function clone(url: string, branch: string, p: RunPaths): Promise<void> {
     if (v !== undefined) env[k] = v;
   }
   Object.assign(env, {
-    GIT_CONFIG_GLOBAL: p.gitConfig,
+    GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_CONFIG_NOSYSTEM: "1",
+    ...auth,
     GIT_TERMINAL_PROMPT: "0",
     LC_ALL: "C",
   });

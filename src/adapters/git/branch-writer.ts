@@ -385,8 +385,9 @@ function longName(option: string): string | undefined {
 
 // ─────────────────────────────────────── the writer ──────────────────────────────────────
 
+/** GIT_CONFIG_COUNT/KEY_0/VALUE_0: one config entry in git's environment (the App's token header). */
 const ENV_ALLOWED =
-  /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM|HOME)$/;
+  /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_0|HOME)$/;
 
 interface RunResult {
   code: number | null;
