@@ -204,6 +204,33 @@ const M: Mutation[] = [
     test: "__tests__/review-orchestrator.test.ts",
     filter: "standards finding",
   },
+  {
+    doctrine: 15,
+    guard: "a reaffirm that changes the decision is refused",
+    file: "src/core/review/doctrine.ts",
+    find: "if (earlier && (earlier.action !== d.action || earlier.class !== d.class))",
+    replace: "if (false)",
+    test: "__tests__/review-decisions-e2e.test.ts",
+    filter: "flips",
+  },
+  {
+    doctrine: 16,
+    guard: "`executed` is checked against the Decider's journal",
+    file: "src/core/review/steps.ts",
+    find: 'if (unrun.length > 0) throw new RunEnd("stuck", describeDoctrineProblems(unrun));',
+    replace: "",
+    test: "__tests__/review-decisions-e2e.test.ts",
+    filter: "executed",
+  },
+  {
+    doctrine: 5,
+    guard: "a refusal needs its reason",
+    file: "src/cli/commands/approve.ts",
+    find: 'if (values.deny && (values.reason === undefined || (values.reason as string).trim() === ""))',
+    replace: "if (false)",
+    test: "__tests__/review-people.test.ts",
+    filter: "deny --reason",
+  },
 ];
 
 const root = join(import.meta.dirname, "..");
