@@ -690,3 +690,38 @@ describe("terfyn review: the referee gets facts", () => {
     expect(existsSync(join(b.runDir, "verdict-2.json"))).toBe(false);
   }, 180_000);
 });
+
+describe("terfyn review: the repository's install command", () => {
+  const withInstall = (command: string) => {
+    const b = build();
+    const agents = join(b.repo, "AGENTS.md");
+    writeFileSync(
+      agents,
+      readFileSync(agents, "utf8").replace(/^- install:.*$/im, `- install: \`${command}\``),
+    );
+    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "install");
+    const request = JSON.parse(readFileSync(b.request, "utf8"));
+    request.head = git(b.repo, "rev-parse", "HEAD");
+    writeFileSync(b.request, JSON.stringify(request));
+    return b;
+  };
+
+  it("runs once in the run's fresh worktree, before any agent; what it installs is not an edit", async () => {
+    const b = withInstall("mkdir -p deps && echo installed > deps/marker.txt");
+    const r = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    expect(readFileSync(join(`${b.runDir}.worktree`, "deps", "marker.txt"), "utf8")).toBe(
+      "installed\n",
+    );
+  }, 120_000);
+
+  it("a failing install stops the run before any agent works, naming the command", async () => {
+    const b = withInstall("echo 'npm ERR! network' >&2; exit 7");
+    const r = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+    expect(r.code).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain("the repository's install command");
+    expect(state(b.runDir).reason).toContain("exited 7: npm ERR! network");
+    expect(existsSync(join(b.runDir, "decisions.json"))).toBe(false);
+  }, 120_000);
+});

@@ -441,11 +441,23 @@ export class DoctrineSteps implements ReviewSteps {
         if (!distances.has(c.commit))
           distances.set(c.commit, (await this.fx.intake.commitsBetween(c.commit, head)) ?? null);
     // The repository's facts are read at intake, so a repository that declares none is bad input.
+    let facts: RepoFacts;
     try {
-      await this.repoFacts();
+      facts = await this.repoFacts();
     } catch (e) {
       if (e instanceof RunEnd) throw new Error(e.reason);
       throw e;
+    }
+    // The run's work tree is a fresh checkout: the repository's own install command (when it
+    // declares one) runs once, before any agent or test needs what it installs.
+    const install = facts.commands.install;
+    if (install) {
+      const r = await this.sh(install);
+      if (r.code !== 0)
+        throw new RunEnd(
+          "stuck",
+          `the repository's install command \`${install}\` ${r.timedOut ? "timed out" : `exited ${r.code}`}: ${outputTail(r.output, 5).trim() || "no output"}`,
+        );
     }
     return {
       ...request,
