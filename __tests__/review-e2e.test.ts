@@ -725,3 +725,49 @@ describe("terfyn review: the repository's install command", () => {
     expect(existsSync(join(b.runDir, "decisions.json"))).toBe(false);
   }, 120_000);
 });
+
+describe("terfyn review: a test that does not test the change", () => {
+  it("a test that fails at first and then passes whatever the code (flaky, vacuous): done-but-unproven, said first, and the reply says it is not proven", async () => {
+    const b = build();
+    const script = parseYaml(readFileSync(join(EXAMPLE, "model-script.yaml"), "utf8")) as {
+      agents: Record<string, { toolCalls?: { input: { content?: string } }[] }[]>;
+    };
+    const write = script.agents.TestWriter?.[0]?.toolCalls?.[0];
+    if (!write?.input.content) throw new Error("the example's TestWriter writes no file");
+    // It asserts nothing about add(): it fails on its first two runs and passes from then on.
+    write.input.content = [
+      'import assert from "node:assert/strict";',
+      'import { existsSync, readFileSync, writeFileSync } from "node:fs";',
+      'import { test } from "node:test";',
+      "",
+      'test("add returns the sum", () => {',
+      '  const f = "test/.runs";',
+      '  const n = existsSync(f) ? Number(readFileSync(f, "utf8")) : 0;',
+      "  writeFileSync(f, String(n + 1));",
+      "  assert.ok(n > 1);",
+      "});",
+      "",
+    ].join("\n");
+    const file = join(b.runDir, "..", "vacuous.yaml");
+    writeFileSync(file, stringifyYaml(script));
+    expect((await runTerfyn(startArgs(b, file), b.repo)).code).toBe(2);
+    let r = { code: 2, stdout: "", stderr: "" };
+    for (let i = 0; i < 3 && r.code === 2; i++) {
+      await runTerfyn(
+        ["approve", "--run", b.runDir, "--hash", state(b.runDir).awaiting.hash],
+        b.repo,
+      );
+      r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    }
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split("\n")[0]).toMatch(/^done-but-unproven: /);
+    expect(readFileSync(join(b.runDir, "report.md"), "utf8").split("\n")[0]).toBe(
+      "# Review run: done-but-unproven",
+    );
+    const proof = JSON.parse(readFileSync(join(b.runDir, "proof.json"), "utf8"));
+    expect(proof).toMatchObject({ verdict: "vacuous", vacuous: ["add returns the sum"] });
+    const replies = JSON.parse(readFileSync(join(b.runDir, "outbox", "replies.json"), "utf8"));
+    const fix = replies.find((x: { item: string }) => x.item === "RT_101");
+    expect(fix.body).toMatch(/^Not proven: "add returns the sum" still passes/);
+  }, 180_000);
+});
