@@ -62,3 +62,20 @@ describe("review report", () => {
     expect(text).toContain("- test TestAddZero still passes with the change reverted");
   });
 });
+
+describe("the diff stat of a publish artifact", () => {
+  it("counts added and removed lines per file, new and deleted files too, and a removed line that looks like a header", async () => {
+    const { diffStat } = await import("../src/core/review/report.ts");
+    const { createTwoFilesPatch } = await import("diff");
+    const diff = [
+      createTwoFilesPatch("a/src/add.js", "b/src/add.js", "a\n-- x\nb\n", "a\nc\nb\n"),
+      createTwoFilesPatch("/dev/null", "b/test/new.js", "", "one\ntwo\n"),
+      createTwoFilesPatch("a/old.js", "/dev/null", "gone\n", ""),
+    ].join("");
+    expect(Object.fromEntries(diffStat(diff))).toEqual({
+      "src/add.js": { added: 1, removed: 1 },
+      "test/new.js": { added: 2, removed: 0 },
+      "old.js": { added: 0, removed: 1 },
+    });
+  });
+});

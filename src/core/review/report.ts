@@ -196,10 +196,39 @@ function proofSection(proof: NonNullable<RunArtifacts["proof"]>): string[] {
   return lines;
 }
 
-function fileList(files: readonly string[]): string[] {
-  return files.length === 0
-    ? ["No file: the commit is empty (answers only)."]
-    : files.map((f) => `- ${mdCode(f)}`);
+function fileList(files: readonly string[], diff?: string): string[] {
+  if (files.length === 0) return ["No file: the commit is empty (answers only)."];
+  const stat = diff ? diffStat(diff) : new Map<string, { added: number; removed: number }>();
+  return files.map((f) => {
+    const s = stat.get(f);
+    return `- ${mdCode(f)}${s ? ` (+${s.added} −${s.removed})` : ""}`;
+  });
+}
+
+/** Lines added and removed per file of a unified diff (`+++ b/<path>` names the file). */
+export function diffStat(diff: string): Map<string, { added: number; removed: number }> {
+  const out = new Map<string, { added: number; removed: number }>();
+  let current: { added: number; removed: number } | undefined;
+  const lines = diff.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    // A file header is a `--- ` line followed by a `+++ ` line (a removed line "-- x" shows as
+    // "--- x" inside a hunk, but is not followed by one).
+    const next = lines[i + 1] ?? "";
+    if (line.startsWith("--- ") && next.startsWith("+++ ")) {
+      const minus = line.slice(4).replace(/^a\//, "");
+      const plus = next.slice(4);
+      const path = plus === "/dev/null" ? minus : plus.replace(/^b\//, "");
+      current = { added: 0, removed: 0 };
+      out.set(path.split("\t")[0] ?? path, current);
+      i++;
+      continue;
+    }
+    if (!current || line.startsWith("@@") || line.startsWith("\\")) continue;
+    if (line.startsWith("+")) current.added++;
+    else if (line.startsWith("-")) current.removed++;
+  }
+  return out;
 }
 
 /** Every reply and ticket, in full, exactly as the publish gate approves them. */
@@ -344,8 +373,10 @@ export function composeGateReport(r: GateReportInput): string {
           : []),
         "Files:",
         "",
-        ...fileList(a.publish.files),
+        ...fileList(a.publish.files, a.publish.diff),
       );
+      // The diff itself: what the approval of these bytes approves.
+      if (a.publish.diff) lines.push("", "Diff:", "", mdFence(a.publish.diff, "diff"));
     }
     if (a.proof) lines.push("", ...proofSection(a.proof));
     if (a.publish) lines.push("", ...textsSection(a.publish, false));
