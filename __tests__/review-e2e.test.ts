@@ -771,3 +771,16 @@ describe("terfyn review: a test that does not test the change", () => {
     expect(fix.body).toMatch(/^Not proven: "add returns the sum" still passes/);
   }, 180_000);
 });
+
+describe("terfyn review: the plan names the conventions it follows", () => {
+  it("a plan that changes code and names none of AGENTS.md's conventions stops the run", async () => {
+    const b = build();
+    const file = scriptWith(b, "Planner", (out) => ({ ...out, conventions: [] }));
+    const r = await runTerfyn(startArgs(b, file), b.repo);
+    expect(r.code).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
+    expect(state(b.runDir).reason).toContain(
+      "the plan names none of the conventions the repository's AGENTS.md declares (3)",
+    );
+  }, 120_000);
+});

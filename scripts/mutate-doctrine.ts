@@ -231,6 +231,25 @@ const M: Mutation[] = [
     test: "__tests__/review-people.test.ts",
     filter: "deny --reason",
   },
+  {
+    doctrine: 18,
+    guard: "a plan that changes code names the repository's conventions",
+    file: "src/core/review/steps.ts",
+    find: "if (changesCode && conventions.length > 0 && plan.conventions.length === 0)",
+    replace: "if (false)",
+    test: "__tests__/review-e2e.test.ts",
+    filter: "conventions it follows",
+  },
+  {
+    doctrine: 19,
+    guard: "a failing install stops the run",
+    file: "src/core/review/steps.ts",
+    find: '      if (r.code !== 0)\n        throw new RunEnd(\n          "stuck",\n          `the repository\'s install command',
+    replace:
+      '      if (false)\n        throw new RunEnd(\n          "stuck",\n          `the repository\'s install command',
+    test: "__tests__/review-e2e.test.ts",
+    filter: "failing install",
+  },
 ];
 
 const root = join(import.meta.dirname, "..");

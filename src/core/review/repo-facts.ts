@@ -50,6 +50,8 @@ export interface RepoFacts {
    * secret-shaped names are never passed whatever it says (see passableEnvNames).
    */
   environment?: string[];
+  /** The repository's conventions (the items under a "Conventions" heading), as written. */
+  conventions?: string[];
   /** How the single-test command reports what ran (`test report:`): tap, junit <path>, or its summary. */
   testReport?: string;
 }
@@ -81,7 +83,7 @@ export function passableEnvNames(names: readonly string[]): {
  */
 export function parseAgentsMd(text: string): RepoFacts {
   const facts: RepoFacts = { commands: {}, protected: [], extendOnly: [] };
-  let list: "protected" | "extendOnly" | undefined;
+  let list: "protected" | "extendOnly" | "conventions" | undefined;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
@@ -91,7 +93,9 @@ export function parseAgentsMd(text: string): RepoFacts {
         ? "extendOnly"
         : /protected|do not (edit|touch|modify)/.test(h)
           ? "protected"
-          : undefined;
+          : /convention|coding standard|style guide/.test(h)
+            ? "conventions"
+            : undefined;
       continue;
     }
     const item = line.replace(/^[-*+]\s+/, "");
@@ -114,6 +118,10 @@ export function parseAgentsMd(text: string): RepoFacts {
       const value = (kv[2] ?? "").trim();
       const code = /`([^`]+)`/.exec(value);
       facts.commands[key] ??= (code ? code[1] : value)?.trim() ?? "";
+      continue;
+    }
+    if (list === "conventions") {
+      if (/^[-*+]\s/.test(line)) facts.conventions = [...(facts.conventions ?? []), item.trim()];
       continue;
     }
     if ((list && line.startsWith("-")) || (list && /^[*+]\s/.test(line))) {

@@ -528,6 +528,14 @@ export class DoctrineSteps implements ReviewSteps {
     };
     const input = round.n === 1 ? { decisions } : { decisions, round: round.n, failure };
     const plan = this.parsed("Planner", planSchema, await this.agent("Planner", step, input));
+    // A plan that changes code names the repository's conventions it relies on (doctrine 18).
+    const conventions = (await this.repoFacts()).conventions ?? [];
+    const changesCode = plan.files.length > 0 || plan.test_files.length > 0;
+    if (changesCode && conventions.length > 0 && plan.conventions.length === 0)
+      throw new RunEnd(
+        "stuck",
+        `the plan names none of the conventions the repository's AGENTS.md declares (${conventions.length}); a plan says which of them it follows`,
+      );
     return { plan, markdown: planMarkdown(plan) };
   }
 
