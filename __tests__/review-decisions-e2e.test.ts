@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
+import { buildReviewExample, reviewStartArgs, reviewState } from "./helpers/review-run.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
 
@@ -22,15 +23,10 @@ interface Built {
   runDir: string;
 }
 
-function build(): Built {
-  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-decisions-")), "repo");
-  const info = JSON.parse(
-    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
-  ) as Omit<Built, "runDir">;
-  return { ...info, runDir: join(out, "..", "run") };
-}
+/** build-repo.mjs prints the older commit too. */
+const build = () => buildReviewExample("terfyn-review-decisions-") as unknown as Built;
 
-const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+const state = reviewState;
 
 type Turn = { output?: Record<string, unknown>; toolCalls?: { tool: string }[] };
 type Script = { agents: Record<string, Turn[]> };
@@ -61,18 +57,8 @@ const editDecision = (s: Script, item: string, edit: (d: D) => D) => {
   out.decisions = out.decisions.map((d) => (d.item === item ? edit(d) : d));
 };
 
-const startArgs = (b: Built, script: string, runDir = b.runDir, extra: string[] = []) => [
-  "review",
-  "--repo",
-  b.repo,
-  "--request",
-  b.request,
-  "--run-dir",
-  runDir,
-  "--model-script",
-  script,
-  ...extra,
-];
+const startArgs = (b: Built, script: string, runDir = b.runDir, extra: string[] = []) =>
+  reviewStartArgs(b, script, extra, runDir);
 
 /** A run that ends stuck at the decide phase: exit 1, a report naming the problem, no decisions.json. */
 async function expectStuckAtDecide(b: Built, script: string, ...problems: string[]) {

@@ -9,24 +9,20 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
+import {
+  type BuiltReview,
+  buildReviewExample,
+  commitAgentsMd,
+  git,
+  reviewStartArgs,
+  reviewState,
+} from "./helpers/review-run.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
 
-function build() {
-  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-e2e-")), "repo");
-  const info = JSON.parse(
-    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
-  ) as {
-    repo: string;
-    request: string;
-    head: string;
-  };
-  return { ...info, runDir: join(out, "..", "run") };
-}
+const build = () => buildReviewExample("terfyn-review-e2e-");
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
-const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+const state = reviewState;
 
 type ScriptTurn = { output?: Record<string, unknown> };
 
@@ -50,17 +46,7 @@ function scriptWith(
   return file;
 }
 
-const startArgs = (b: { repo: string; request: string; runDir: string }, script: string) => [
-  "review",
-  "--repo",
-  b.repo,
-  "--request",
-  b.request,
-  "--run-dir",
-  b.runDir,
-  "--model-script",
-  script,
-];
+const startArgs = (b: BuiltReview, script: string) => reviewStartArgs(b, script);
 
 describe("terfyn review (local mode)", () => {
   it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
@@ -204,16 +190,7 @@ describe("terfyn review (local mode)", () => {
   /** The example with its AGENTS.md edited at head (the request follows the new head). */
   const withAgentsMd = (edit: (text: string) => string) => {
     const b = build();
-    const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(agents, edit(readFileSync(agents, "utf8")));
-    execFileSync(
-      "git",
-      ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "edit AGENTS.md"],
-      { cwd: b.repo },
-    );
-    const request = JSON.parse(readFileSync(b.request, "utf8"));
-    request.head = git(b.repo, "rev-parse", "HEAD");
-    writeFileSync(b.request, JSON.stringify(request));
+    commitAgentsMd(b, edit);
     return b;
   };
 
@@ -572,14 +549,7 @@ describe("extend-only files in local mode", () => {
 
 describe("terfyn review: a new test ran, or it did not", () => {
   const SCRIPT = join(EXAMPLE, "model-script.yaml");
-  const withAgentsMd = (b: ReturnType<typeof build>, edit: (text: string) => string) => {
-    const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(agents, edit(readFileSync(agents, "utf8")));
-    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "edit AGENTS.md");
-    const request = JSON.parse(readFileSync(b.request, "utf8"));
-    request.head = git(b.repo, "rev-parse", "HEAD");
-    writeFileSync(b.request, JSON.stringify(request));
-  };
+  const withAgentsMd = commitAgentsMd;
   /** Starts, approves the plan, resumes: the red-tests phase's outcome. */
   const throughRedTests = async (b: ReturnType<typeof build>, script = SCRIPT) => {
     const start = await runTerfyn(startArgs(b, script), b.repo);
@@ -640,15 +610,7 @@ describe("terfyn review: the referee gets facts", () => {
   const SCRIPT = join(EXAMPLE, "model-script.yaml");
   const withTestCommand = (command: string) => {
     const b = build();
-    const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(
-      agents,
-      readFileSync(agents, "utf8").replace(/^- test:.*$/im, `- test: \`${command}\``),
-    );
-    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "test command");
-    const request = JSON.parse(readFileSync(b.request, "utf8"));
-    request.head = git(b.repo, "rev-parse", "HEAD");
-    writeFileSync(b.request, JSON.stringify(request));
+    commitAgentsMd(b, (t) => t.replace(/^- test:.*$/im, `- test: \`${command}\``));
     return b;
   };
   const pastPlanGate = async (b: ReturnType<typeof build>) => {
@@ -694,15 +656,7 @@ describe("terfyn review: the referee gets facts", () => {
 describe("terfyn review: the repository's install command", () => {
   const withInstall = (command: string) => {
     const b = build();
-    const agents = join(b.repo, "AGENTS.md");
-    writeFileSync(
-      agents,
-      readFileSync(agents, "utf8").replace(/^- install:.*$/im, `- install: \`${command}\``),
-    );
-    git(b.repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qam", "install");
-    const request = JSON.parse(readFileSync(b.request, "utf8"));
-    request.head = git(b.repo, "rev-parse", "HEAD");
-    writeFileSync(b.request, JSON.stringify(request));
+    commitAgentsMd(b, (t) => t.replace(/^- install:.*$/im, `- install: \`${command}\``));
     return b;
   };
 

@@ -13,20 +13,15 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
 import { runTerfyn } from "./helpers/cli.ts";
+import { buildReviewExample, reviewStartArgs, reviewState } from "./helpers/review-run.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
 const SCRIPT = join(EXAMPLE, "model-script.yaml");
 
-function build() {
-  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-people-")), "repo");
-  const info = JSON.parse(
-    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
-  ) as { repo: string; request: string; head: string };
-  return { ...info, runDir: join(out, "..", "run") };
-}
+const build = () => buildReviewExample("terfyn-review-people-");
 type Built = ReturnType<typeof build>;
 
-const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+const state = reviewState;
 const report = (b: Built) => readFileSync(join(b.runDir, "report.md"), "utf8");
 const approvals = (b: Built) =>
   readFileSync(join(b.runDir, "approvals.jsonl"), "utf8")
@@ -34,16 +29,7 @@ const approvals = (b: Built) =>
     .split("\n")
     .map((l) => JSON.parse(l));
 
-const startArgs = (b: Built, script: string | null = SCRIPT) => [
-  "review",
-  "--repo",
-  b.repo,
-  "--request",
-  b.request,
-  "--run-dir",
-  b.runDir,
-  ...(script ? ["--model-script", script] : []),
-];
+const startArgs = (b: Built, script: string | null = SCRIPT) => reviewStartArgs(b, script);
 
 /** The example's script with the Decider's decisions changed by `edit`. */
 function deciderScript(

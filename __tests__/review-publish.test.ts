@@ -3,67 +3,32 @@
  * fast-forward only, and leaves the local branch alone; a remote that moved ends the run stuck
  * with the reason. Real repositories in temp dirs, a bare remote, the example's model script.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTerfyn } from "./helpers/cli.ts";
-
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
-const state = (runDir: string) => JSON.parse(readFileSync(join(runDir, "state.json"), "utf8"));
+import {
+  approveAndResume,
+  buildReviewExample,
+  git,
+  reviewStartArgs,
+  reviewState as state,
+} from "./helpers/review-run.ts";
 
 /** The example repository with a bare remote `pr` holding its branches, which the branch tracks. */
 function buildWithRemote() {
-  const out = join(mkdtempSync(join(tmpdir(), "terfyn-review-push-")), "repo");
-  const info = JSON.parse(
-    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
-  ) as { repo: string; request: string; head: string };
-  const remote = join(out, "..", "remote.git");
-  git(join(out, ".."), "clone", "--quiet", "--bare", info.repo, remote);
+  const info = buildReviewExample("terfyn-review-push-");
+  const remote = join(info.runDir, "..", "remote.git");
+  git(join(info.runDir, ".."), "clone", "--quiet", "--bare", info.repo, remote);
   // Not `origin`: the run pushes to the remote the branch tracks.
   git(info.repo, "remote", "add", "pr", remote);
   const branch = JSON.parse(readFileSync(info.request, "utf8")).branch as string;
   git(info.repo, "config", `branch.${branch}.remote`, "pr");
-  return { ...info, remote, branch, runDir: join(out, "..", "run") };
-}
-
-/** Approves whatever the run awaits and resumes it, until it ends or `stopAt` is awaited. */
-async function approveAndResume(
-  b: { repo: string; runDir: string },
-  stopAt?: "publish",
-): Promise<Awaited<ReturnType<typeof runTerfyn>>> {
-  for (;;) {
-    const s = state(b.runDir);
-    if (s.status !== "awaiting-approval") throw new Error(`not at a gate: ${JSON.stringify(s)}`);
-    if (stopAt && s.awaiting.gate === stopAt) return { code: 2, stdout: "", stderr: "" };
-    const ok = await runTerfyn(["approve", "--run", b.runDir, "--hash", s.awaiting.hash], b.repo);
-    expect(ok.code, ok.stderr).toBe(0);
-    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
-    if (r.code !== 2) return r;
-    if (stopAt && state(b.runDir).awaiting.gate === stopAt) return r;
-  }
+  return { ...info, remote, branch };
 }
 
 const start = (b: ReturnType<typeof buildWithRemote>, ...extra: string[]) =>
-  runTerfyn(
-    [
-      "review",
-      "--repo",
-      b.repo,
-      "--request",
-      b.request,
-      "--run-dir",
-      b.runDir,
-      "--model-script",
-      join(EXAMPLE, "model-script.yaml"),
-      ...extra,
-    ],
-    b.repo,
-  );
+  runTerfyn(reviewStartArgs(b, undefined, extra), b.repo);
 
 describe("terfyn review --push", () => {
   it("pushes the commit fast-forward to the branch's remote and leaves the local branch where it was", async () => {
