@@ -42,6 +42,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
+import { spawnTimer } from "../spawn-log.ts";
 
 /** A git argument list this module refuses to run. Thrown before any process starts. */
 export class ForbiddenGitOperation extends Error {
@@ -1027,6 +1028,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions = {}): Pr
     const v = process.env[k];
     if (v !== undefined) inherited[k] = v;
   }
+  const timed = spawnTimer("git", args[0] ?? "");
   const result = await new Promise<RunResult>((resolve, reject) => {
     const child = spawn("git", [...GIT_HARDENING, ...(options.config ?? []), ...args], {
       cwd,
@@ -1051,7 +1053,10 @@ async function runGit(cwd: string, args: string[], options: RunOptions = {}): Pr
     child.on("error", (e) =>
       reject(new GitCommandError(args, null, `cannot run git: ${e.message}`)),
     );
-    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr }));
+    child.on("close", (code) => {
+      timed?.();
+      resolve({ code, stdout: Buffer.concat(out), stderr });
+    });
     child.stdin.on("error", () => {});
     child.stdin.end(options.stdin ?? "");
   });
