@@ -7,13 +7,16 @@
  * resume a run from a 10,000-event journal (bench/engine.ts); and the bundled GitHub Action
  * (dist/index.js, as a runner spawns it) on the example pull request end to end against a mock of
  * the GitHub API on loopback, its API calls, and its cold start with nothing to do
- * (bench/action.ts; build the bundle first with `npm run build`).
+ * (bench/action.ts; build the bundle first with `npm run build`); and the review-fix example end
+ * to end as whole processes (bench/review.ts): its wall time over the time of the repository
+ * commands it runs (target <= 2x), and the git processes and commands it starts, by kind.
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
- *                 [--engine-only] [--action-only] [--no-engine] [--no-action]
+ *                 [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-review]
  *
- * `--engine-only` and `--action-only` run only those sections (both: both); `--no-engine` and
- * `--no-action` leave theirs out.
+ * `--engine-only` and `--action-only` run only those sections (both: both); `--no-engine`,
+ * `--no-action` and `--no-review` leave theirs out. `--quick` runs the review example once
+ * (a few seconds, no strace pass) after the quick ratios.
  *
  * Every target is printed with PASS or FAIL and the measure it was judged on: the ratio (or the
  * figure over its target), the median and the spread of the runs behind it.
@@ -60,6 +63,7 @@ import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import { runRatios } from "./ratios.ts";
+import { ReviewBenchBroken, runReviewBench } from "./review.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
@@ -102,7 +106,9 @@ interface Options {
   action: boolean;
   /** Whole-process ratios against the honest floor (bench/ratios.ts); off with --no-ratios. */
   ratios: boolean;
-  /** --quick: the ratios at 2,000 agents only, 3 pairs, nothing else (a CI smoke run). */
+  /** The review example end to end (bench/review.ts); off with --no-review or an --*-only flag. */
+  review: boolean;
+  /** --quick: the ratios at 2,000 agents only, 3 pairs, and one review run (a CI smoke run). */
   quick: boolean;
 }
 
@@ -121,6 +127,7 @@ function parseOptions(argv: string[]): Options {
       "action-only": { type: "boolean", default: false },
       "no-action": { type: "boolean", default: false },
       "no-ratios": { type: "boolean", default: false },
+      "no-review": { type: "boolean", default: false },
       quick: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -128,7 +135,7 @@ function parseOptions(argv: string[]): Options {
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: npm run bench -- [--quick] [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-ratios]\n",
+      "Usage: npm run bench -- [--quick] [--check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli] [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-ratios] [--no-review]\n",
     );
     process.exit(0);
   }
@@ -149,9 +156,10 @@ function parseOptions(argv: string[]): Options {
     engine: (!only || values["engine-only"]) && !values["no-engine"] && !values.quick,
     action: (!only || values["action-only"]) && !values["no-action"] && !values.quick,
     ratios: (!only && !values["no-ratios"]) || values.quick,
+    review: !only && !values["no-review"],
     quick: values.quick,
   };
-  if (!opts.validate && !opts.engine && !opts.action && !opts.ratios)
+  if (!opts.validate && !opts.engine && !opts.action && !opts.ratios && !opts.review)
     throw new BenchBroken("the --*-only and --no-* flags given leave nothing to run");
   if (values.out !== undefined) opts.out = resolve(values.out);
   return opts;
@@ -818,6 +826,13 @@ async function main(): Promise<number> {
         }),
       );
     }
+    if (opts.review) {
+      const r = await runReviewBench({ quick: opts.quick, reps: opts.quick ? 1 : 3 });
+      sections.push({
+        rows: [["review example end to end", "(bench/review.ts)"], ...r.rows],
+        targets: r.targets,
+      });
+    }
     const rows: [string, string][] = [];
     for (const s of sections) rows.push(...s.rows, ["", ""]);
     const targets = sections.flatMap((s) => s.targets);
@@ -828,6 +843,7 @@ async function main(): Promise<number> {
       opts.validate ? "validate and plan" : "",
       opts.engine ? "engine" : "",
       opts.action ? "GitHub Action" : "",
+      opts.review ? "review example" : "",
     ]
       .filter((x) => x !== "")
       .join(", ");
@@ -850,7 +866,8 @@ main().then(
     if (
       e instanceof BenchBroken ||
       e instanceof EngineBenchBroken ||
-      e instanceof ActionBenchBroken
+      e instanceof ActionBenchBroken ||
+      e instanceof ReviewBenchBroken
     )
       process.stderr.write(`bench: ${e.message}\n`);
     else

@@ -42,6 +42,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
+import { spawnTimer } from "../spawn-log.ts";
 
 /** A git argument list this module refuses to run. Thrown before any process starts. */
 export class ForbiddenGitOperation extends Error {
@@ -209,11 +210,13 @@ const ALLOWED: Record<string, Allowed> = {
     paths: true,
   },
   "cat-file": {
-    options: [],
-    positionals: [2, 2],
+    // One blob by its object id; or, read-only too, the objects named on stdin (`--batch`:
+    // `HEAD:<path>` for many files in one process; `--batch-check`: whether refs resolve).
+    options: ["--batch", "--batch-check"],
+    positionals: [0, 2],
     paths: false,
     check: (p) =>
-      p[0] === "blob" && /^[0-9a-f]{40,64}$/.test(p[1] ?? "")
+      p.length === 0 || (p[0] === "blob" && /^[0-9a-f]{40,64}$/.test(p[1] ?? ""))
         ? undefined
         : "cat-file reads exactly one blob, by its object id",
   },
@@ -524,9 +527,16 @@ export class BranchWriter {
     await this.#run(["worktree", "prune"]);
   }
 
-  async #commonDir(): Promise<string> {
-    const r = await this.#run(["rev-parse", "--git-common-dir"]);
-    return realpath(resolvePath(this.root, r.stdout.toString("utf8").trim()));
+  /** Where the repository's objects and refs are: fixed for a working tree, so read once. */
+  #common: Promise<string> | undefined;
+  #commonDir(): Promise<string> {
+    this.#common ??= this.#run(["rev-parse", "--git-common-dir"]).then((r) =>
+      realpath(resolvePath(this.root, r.stdout.toString("utf8").trim())),
+    );
+    this.#common.catch(() => {
+      this.#common = undefined;
+    });
+    return this.#common;
   }
 
   /**
@@ -567,15 +577,14 @@ export class BranchWriter {
 
   /** Tracked paths whose working-tree copy differs from HEAD (changed or deleted). */
   async trackedChanges(): Promise<string[]> {
-    await this.head();
-    const r = await this.#run([
-      "diff",
-      "--name-only",
-      "-z",
-      "--no-renames",
-      "--no-ext-diff",
-      "HEAD",
-    ]);
+    let r: RunResult;
+    try {
+      r = await this.#run(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "HEAD"]);
+    } catch (e) {
+      // Without a commit at HEAD the diff fails: say so as before (head() refuses), once.
+      await this.head();
+      throw e;
+    }
     return unique(splitZ(r.stdout));
   }
 
@@ -600,17 +609,60 @@ export class BranchWriter {
    * A file's bytes at HEAD and in the working tree, each absent where there is no regular file
    * (a symlink in the working tree counts as absent): what the extend-only check compares.
    */
-  async fileVersions(path: string): Promise<{ head?: Buffer; worktree?: Buffer }> {
+  async fileVersions(
+    path: string,
+    options: {
+      /** The commit whose version is `head` (a full id): HEAD when not given. */
+      at?: string;
+      /** Only the version in the commit, or only the one in the working tree. */
+      only?: "head" | "worktree";
+    } = {},
+  ): Promise<{ head?: Buffer; worktree?: Buffer }> {
     const p = checkPath(path);
-    const listed = await this.#run(["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", p]);
-    const entry = splitZ(listed.stdout).find((e) => e.endsWith(`\t${p}`));
-    const blob = entry?.match(/^\d+ blob ([0-9a-f]{40,64})\t/)?.[1];
-    const head = blob ? (await this.#run(["cat-file", "blob", blob])).stdout : undefined;
-    const now = await this.#read(p);
+    const head =
+      options.only === "worktree" ? undefined : (await this.#filesAt([p], options.at)).get(p);
+    const now = options.only === "head" ? undefined : await this.#read(p);
     return {
       ...(head ? { head } : {}),
-      ...(now.kind === "file" ? { worktree: now.bytes } : {}),
+      ...(now?.kind === "file" ? { worktree: now.bytes } : {}),
     };
+  }
+
+  /**
+   * The bytes of each of `paths` in `commit` (a full object id, or HEAD), undefined where the
+   * commit has no blob there (no such path, a directory, a submodule): the files of one commit
+   * read by one `git cat-file --batch`, not two processes per file.
+   */
+  async #filesAt(
+    paths: readonly string[],
+    commit = "HEAD",
+  ): Promise<Map<string, Buffer | undefined>> {
+    if (commit !== "HEAD" && !FULL_SHA.test(commit))
+      throw new BranchWriterRefusal("bad-ref", `${commit} is not a full commit id`);
+    const clean = unique(paths.map(checkPath));
+    const out = new Map<string, Buffer | undefined>();
+    // cat-file --batch reads names a line each: a path with a newline is read on its own.
+    const batched = clean.filter((p) => !p.includes("\n"));
+    for (const p of clean.filter((x) => x.includes("\n")))
+      out.set(p, await this.#blobAt(commit, p));
+    if (batched.length === 0) return out;
+    const r = await this.#run(["cat-file", "--batch"], {
+      stdin: batched.map((p) => `${commit}:${p}\n`).join(""),
+    });
+    const objects = parseBatch(r.stdout, batched.length);
+    batched.forEach((p, i) => {
+      const o = objects[i];
+      out.set(p, o?.type === "blob" ? o.bytes : undefined);
+    });
+    return out;
+  }
+
+  /** One file's blob in `commit` through ls-tree and cat-file (a name cat-file --batch cannot take). */
+  async #blobAt(commit: string, p: string): Promise<Buffer | undefined> {
+    const listed = await this.#run(["ls-tree", "-r", "-z", "--full-tree", commit, "--", p]);
+    const entry = splitZ(listed.stdout).find((e) => e.endsWith(`\t${p}`));
+    const blob = entry?.match(/^\d+ blob ([0-9a-f]{40,64})\t/)?.[1];
+    return blob ? (await this.#run(["cat-file", "blob", blob])).stdout : undefined;
   }
 
   /** Paths staged in the index that differ from HEAD. */
@@ -737,10 +789,9 @@ export class BranchWriter {
         "unplanned-staged",
         `files outside the plan are staged: ${unplanned.join(", ")}; refusing to commit`,
       );
-    const changed = new Set([
-      ...(await this.trackedChanges()),
-      ...(await this.untrackedAmong(planned)),
-    ]);
+    // Nothing runs between here and staging that could change which planned files are untracked.
+    const untracked = await this.untrackedAmong(planned);
+    const changed = new Set([...(await this.trackedChanges()), ...untracked]);
     const unchanged = planned.filter((p) => !changed.has(p));
     if (unchanged.length > 0)
       throw new BranchWriterRefusal(
@@ -750,7 +801,6 @@ export class BranchWriter {
     for (const p of planned) await this.#assertInsideTree(p);
 
     // A planned new file that .gitignore matches is still the plan's file: staged by update-index.
-    const untracked = await this.untrackedAmong(planned);
     const visible = new Set(
       untracked.length === 0
         ? []
@@ -788,12 +838,15 @@ export class BranchWriter {
     await this.#run(["commit", "--quiet", "--file=-"], { stdin: message, env });
 
     // Verify what was made: one parent, the expected one, the same branch, exactly the files.
-    const sha = await this.head();
-    const parents = (await this.#run(["rev-list", "--parents", "--max-count=1", sha])).stdout
+    // One process gives the new HEAD and its parents: `<sha> <parent>…`.
+    const [sha = "", ...parents] = (
+      await this.#run(["rev-list", "--parents", "--max-count=1", "HEAD"])
+    ).stdout
       .toString("utf8")
       .trim()
-      .split(/\s+/)
-      .slice(1);
+      .split(/\s+/);
+    if (!FULL_SHA.test(sha))
+      throw new BranchWriterRefusal("no-head", "the repository has no commit at HEAD");
     if (parents.length !== 1 || parents[0] !== expectedParent)
       throw new BranchWriterRefusal(
         "branch-moved",
@@ -905,14 +958,20 @@ export class BranchWriter {
   }
 
   async #assertNoOperationInProgress(): Promise<void> {
-    for (const pseudo of ["MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"]) {
-      const r = await this.#run(["rev-parse", "--verify", "--quiet", pseudo], { okCodes: [0, 1] });
-      if (r.code === 0)
+    const pseudo = ["MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"];
+    // One process for the four: each line says `<name> missing` unless the ref resolves.
+    const r = await this.#run(["cat-file", "--batch-check"], {
+      stdin: pseudo.map((p) => `${p}\n`).join(""),
+    });
+    const lines = r.stdout.toString("utf8").split("\n");
+    pseudo.forEach((p, i) => {
+      const line = lines[i];
+      if (line === undefined || line !== `${p} missing`)
         throw new BranchWriterRefusal(
           "operation-in-progress",
-          `${pseudo} exists (a merge, cherry-pick, revert or rebase is in progress); refusing to commit`,
+          `${p} exists (a merge, cherry-pick, revert or rebase is in progress); refusing to commit`,
         );
-    }
+    });
   }
 
   async #read(p: string): Promise<SnapshotEntry> {
@@ -1027,6 +1086,7 @@ async function runGit(cwd: string, args: string[], options: RunOptions = {}): Pr
     const v = process.env[k];
     if (v !== undefined) inherited[k] = v;
   }
+  const timed = spawnTimer("git", args[0] ?? "");
   const result = await new Promise<RunResult>((resolve, reject) => {
     const child = spawn("git", [...GIT_HARDENING, ...(options.config ?? []), ...args], {
       cwd,
@@ -1051,7 +1111,10 @@ async function runGit(cwd: string, args: string[], options: RunOptions = {}): Pr
     child.on("error", (e) =>
       reject(new GitCommandError(args, null, `cannot run git: ${e.message}`)),
     );
-    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr }));
+    child.on("close", (code) => {
+      timed?.();
+      resolve({ code, stdout: Buffer.concat(out), stderr });
+    });
     child.stdin.on("error", () => {});
     child.stdin.end(options.stdin ?? "");
   });
@@ -1088,6 +1151,30 @@ function checkBranch(branch: string): string {
   )
     throw new BranchWriterRefusal("bad-ref", `not a branch name: ${JSON.stringify(branch)}`);
   return ref;
+}
+
+/**
+ * The objects `git cat-file --batch` printed for `count` names, in order: `<oid> <type>
+ * <size>\n<bytes>\n` each, or `<name> missing` (or `ambiguous`) and no bytes.
+ */
+function parseBatch(out: Buffer, count: number): ({ type: string; bytes: Buffer } | undefined)[] {
+  const objects: ({ type: string; bytes: Buffer } | undefined)[] = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const eol = out.indexOf(0x0a, at);
+    if (eol < 0) throw new GitCommandError(["cat-file", "--batch"], 0, "output ended early");
+    const header = out.subarray(at, eol).toString("utf8");
+    at = eol + 1;
+    const m = header.match(/^[0-9a-f]{40,64} (\S+) (\d+)$/);
+    if (!m) {
+      objects.push(undefined);
+      continue;
+    }
+    const size = Number(m[2]);
+    objects.push({ type: m[1] as string, bytes: Buffer.from(out.subarray(at, at + size)) });
+    at += size + 1;
+  }
+  return objects;
 }
 
 function splitZ(out: Buffer): string[] {

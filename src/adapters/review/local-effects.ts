@@ -69,27 +69,88 @@ export interface LocalEffectsConfig {
 
 const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
 
+/**
+ * What git said about the worktree since the last effect: which tracked files differ from HEAD,
+ * which paths are untracked, and the commit at HEAD. Any effect on the worktree (an agent, a
+ * repository command, a revert or restore, a file taken, a commit) drops it all before and after
+ * it runs, so it never hides a change; between effects nothing the run does changes these.
+ */
+interface TreeFacts {
+  tracked?: Promise<string[]>;
+  untracked: Map<string, Promise<string[]>>;
+  head?: Promise<string>;
+}
+
 /** The user's repository (read, and its branch moved at publish) and the run's worktree. */
 export class LocalWorkTree implements WorkTreePort {
   private repoWriter: BranchWriter | undefined;
   private worktreeWriter: BranchWriter | undefined;
+  private facts: TreeFacts = { untracked: new Map() };
+  /** Files as a commit has them, by commit id then path: a commit's files never change. */
+  private readonly committed = new Map<string, Map<string, Buffer | undefined>>();
 
   constructor(private readonly c: LocalEffectsConfig) {}
+
+  /** Forget what git said about the worktree: something is about to change it, or just did. */
+  changed(): void {
+    this.facts = { untracked: new Map() };
+  }
+
+  /** Runs an effect on the worktree with what was known about it dropped before and after. */
+  async effect<T>(f: () => Promise<T>): Promise<T> {
+    this.changed();
+    try {
+      return await f();
+    } finally {
+      this.changed();
+    }
+  }
+
+  /** A cached answer of git for this state of the worktree (a failure is not kept). */
+  private remember<T>(
+    get: () => Promise<T> | undefined,
+    set: (p: Promise<T> | undefined) => void,
+    load: () => Promise<T>,
+  ): Promise<T> {
+    const known = get();
+    if (known) return known;
+    const facts = this.facts;
+    const p = load();
+    set(p);
+    p.catch(() => {
+      if (this.facts === facts) set(undefined);
+    });
+    return p;
+  }
 
   async repo(): Promise<BranchWriter> {
     this.repoWriter ??= await BranchWriter.open(this.c.repoDir, this.c.git);
     return this.repoWriter;
   }
 
-  /** The worktree, once prepared. */
+  /**
+   * The worktree's writer, once prepared, for whoever changes the worktree through it (a commit):
+   * what git said about the worktree is dropped, as before any effect.
+   */
   git(): BranchWriter {
+    const w = this.writer();
+    this.changed();
+    return w;
+  }
+
+  private writer(): BranchWriter {
     if (!this.worktreeWriter) throw new Error("the run's worktree was not prepared");
     return this.worktreeWriter;
   }
 
-  /** The directory the agents and the repository's commands work in. */
+  /**
+   * The directory the agents and the repository's commands work in. Whoever asks may write
+   * there, so what git said about the worktree is dropped.
+   */
   root(): string {
-    return this.git().root;
+    const w = this.writer();
+    this.changed();
+    return w.root;
   }
 
   location(): string {
@@ -108,6 +169,9 @@ export class LocalWorkTree implements WorkTreePort {
           `the run's worktree ${dir} is at ${at}, not the request's head ${head}: it was changed outside the run, so what the run wrote there cannot be trusted`,
         );
       this.worktreeWriter = w;
+      // The commit just read is HEAD until something changes the worktree.
+      this.changed();
+      this.facts.head = Promise.resolve(at);
     } else {
       await mkdir(dirname(dir), { recursive: true });
       this.worktreeWriter = await (await this.repo()).addWorktree(dir, head);
@@ -127,39 +191,81 @@ export class LocalWorkTree implements WorkTreePort {
   }
 
   async readAtHead(path: string): Promise<string | undefined> {
-    const { head } = await this.git().fileVersions(path);
-    return head?.toString("utf8");
+    return (await this.atHead(path))?.toString("utf8");
+  }
+
+  /** A file's bytes in the commit at HEAD, read once per commit. */
+  private async atHead(path: string): Promise<Buffer | undefined> {
+    const facts = this.facts;
+    const head = await this.remember(
+      () => facts.head,
+      (p) => {
+        facts.head = p;
+      },
+      () => this.writer().head(),
+    );
+    let files = this.committed.get(head);
+    if (!files) {
+      files = new Map();
+      this.committed.set(head, files);
+    }
+    if (!files.has(path))
+      files.set(path, (await this.writer().fileVersions(path, { at: head, only: "head" })).head);
+    // A copy: whoever reads it may change its bytes; the commit's stay as they are.
+    const bytes = files.get(path);
+    return bytes && Buffer.from(bytes);
   }
 
   async takeFile(path: string): Promise<string | undefined> {
-    const { worktree } = await this.git().fileVersions(path);
+    const { worktree } = await this.writer().fileVersions(path, { only: "worktree" });
     if (worktree === undefined) return undefined;
-    await rm(join(this.root(), path), { force: true });
+    await this.effect(() => rm(join(this.writer().root, path), { force: true }));
     return worktree.toString("utf8");
   }
 
   trackedChanges(): Promise<string[]> {
-    return this.git().trackedChanges();
+    const facts = this.facts;
+    return this.remember(
+      () => facts.tracked,
+      (p) => {
+        facts.tracked = p;
+      },
+      () => this.writer().trackedChanges(),
+    ).then((l) => [...l]);
   }
 
   untrackedAmong(paths: readonly string[]): Promise<string[]> {
-    return this.git().untrackedAmong(paths);
+    const facts = this.facts;
+    const key = JSON.stringify([...new Set(paths)].sort());
+    return this.remember(
+      () => facts.untracked.get(key),
+      (p) => {
+        if (p) facts.untracked.set(key, p);
+        else facts.untracked.delete(key);
+      },
+      () => this.writer().untrackedAmong(paths),
+    ).then((l) => [...l]);
   }
 
-  fileVersions(path: string) {
-    return this.git().fileVersions(path);
+  /** The head's bytes from the commit (read once per commit), the worktree's from disk, always. */
+  async fileVersions(path: string): Promise<{ head?: Buffer; worktree?: Buffer }> {
+    const head = await this.atHead(path);
+    const { worktree } = await this.writer().fileVersions(path, { only: "worktree" });
+    return { ...(head ? { head } : {}), ...(worktree ? { worktree } : {}) };
   }
 
-  async revert(paths: readonly string[]): Promise<() => Promise<void>> {
-    const git = this.git();
-    const snapshot = await git.snapshot([...paths]);
-    try {
-      await git.revertToHead([...paths]);
-    } catch (e) {
-      await git.restore(snapshot);
-      throw e;
-    }
-    return () => git.restore(snapshot);
+  revert(paths: readonly string[]): Promise<() => Promise<void>> {
+    return this.effect(async () => {
+      const git = this.writer();
+      const snapshot = await git.snapshot([...paths]);
+      try {
+        await git.revertToHead([...paths]);
+      } catch (e) {
+        await git.restore(snapshot);
+        throw e;
+      }
+      return () => this.effect(() => git.restore(snapshot));
+    });
   }
 
   async currentHead(branch: string): Promise<string | undefined> {
@@ -168,6 +274,7 @@ export class LocalWorkTree implements WorkTreePort {
 
   async release(): Promise<void> {
     const dir = await this.path();
+    this.changed();
     this.worktreeWriter = undefined;
     if (existsSync(dir)) await (await this.repo()).removeWorktree(dir);
   }
@@ -226,7 +333,11 @@ export class EngineAgents implements AgentPort {
     private readonly tree: LocalWorkTree,
   ) {}
 
-  async run(
+  run(call: AgentCall): Promise<{ result: unknown; written: string[]; operations: string[] }> {
+    return this.tree.effect(() => this.#run(call));
+  }
+
+  async #run(
     call: AgentCall,
   ): Promise<{ result: unknown; written: string[]; operations: string[] }> {
     const ws = await WorkspaceTool.open({
@@ -237,7 +348,10 @@ export class EngineAgents implements AgentPort {
       ...(this.c.commandTimeoutMs ? { testTimeoutMs: this.c.commandTimeoutMs } : {}),
       ...(call.testCommand ? { testCommand: call.testCommand } : {}),
     });
-    const tools: ToolPort = { execute: (c) => ws.execute(c.operation, c.input) };
+    // The agent writes in the worktree, and its tests may: what git said before is dropped.
+    const tools: ToolPort = {
+      execute: (c) => this.tree.effect(() => ws.execute(c.operation, c.input)),
+    };
     const store = await RunStore.create(join(this.c.runDir, "agents", call.step));
     try {
       // What the agent was given, next to its journal: an audit can see exactly what it saw.
@@ -280,13 +394,16 @@ export class WorktreeCommands implements CommandPort {
   ) {}
 
   run(command: string, options: { env?: Record<string, string>; passEnv: readonly string[] }) {
-    return runRepoCommand(command, {
-      cwd: this.tree.root(),
-      parentEnv: this.c.env ?? process.env,
-      passEnv: [...new Set([...(this.c.passEnv ?? []), ...options.passEnv])],
-      env: options.env ?? {},
-      ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
-    });
+    // A command can change anything in the worktree: what git said before it is dropped.
+    return this.tree.effect(() =>
+      runRepoCommand(command, {
+        cwd: this.tree.root(),
+        parentEnv: this.c.env ?? process.env,
+        passEnv: [...new Set([...(this.c.passEnv ?? []), ...options.passEnv])],
+        env: options.env ?? {},
+        ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
+      }),
+    );
   }
 }
 
@@ -308,7 +425,9 @@ class LocalCommit implements CommitPublisher {
   ) {
     assertGate("publish", text, approvals);
     const git = this.tree.git();
-    const commit = await git.commit(artifact.commit_message, artifact.files, target.head);
+    const commit = await this.tree.effect(() =>
+      git.commit(artifact.commit_message, artifact.files, target.head),
+    );
     const repo = await this.tree.repo();
     if (this.c.push) {
       const remote = await repo.remoteOf(target.branch);

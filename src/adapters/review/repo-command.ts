@@ -7,6 +7,7 @@
  * Never interprets the command: what it is comes from the repository.
  */
 import { spawn } from "node:child_process";
+import { spawnTimer } from "../spawn-log.ts";
 
 /** The only variables of the parent's environment a repository command sees, unless named. */
 export const BASE_COMMAND_ENV = ["PATH", "HOME", "LANG", "TMPDIR"] as const;
@@ -48,6 +49,7 @@ export function runRepoCommand(
   options: RepoCommandOptions,
 ): Promise<RepoCommandResult> {
   const max = options.maxOutput ?? 200_000;
+  const timed = spawnTimer("repo-command", command);
   return new Promise((resolve) => {
     const child = spawn("/bin/sh", ["-c", command], {
       cwd: options.cwd,
@@ -82,6 +84,7 @@ export function runRepoCommand(
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      timed?.();
       // The shell is gone; anything it left running in its group goes with it.
       killGroup();
       resolve({

@@ -21,6 +21,7 @@ import { spawn } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
+import { spawnTimer } from "../spawn-log.ts";
 import { trackProcessGroup } from "../tools/process-groups.ts";
 
 export interface WorkspaceConfig {
@@ -439,6 +440,7 @@ export class WorkspaceTool {
     const signal = this.config.signal;
     if (signal?.aborted)
       throw new Error("the run is being interrupted; the test command was not started");
+    const timed = spawnTimer("agent-test", command);
     return new Promise((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", command], {
         cwd: this.rootReal,
@@ -484,6 +486,7 @@ export class WorkspaceTool {
       });
       child.on("close", (code) => {
         done();
+        timed?.();
         resolve({
           exit_code: code,
           passed: code === 0 && !timedOut,
