@@ -1,12 +1,4 @@
-/**
- * The decision doctrine through the CLI (docs/review-decisions.md; doctrines 11, 14–16): each
- * guarantee holds in a real `terfyn review` run over examples/review-fix, with a copy of the
- * example's model script edited per test. A decision that would lie ends the run stuck, naming
- * the item, before decisions.json is written.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
