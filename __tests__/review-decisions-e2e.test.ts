@@ -1,3 +1,9 @@
+/**
+ * The decision doctrine through the CLI (docs/review-decisions.md; doctrines 11, 14–16): each
+ * guarantee holds in a real `terfyn review` run over examples/review-fix, with a copy of the
+ * example's model script edited per test. A decision that would lie ends the run stuck, naming
+ * the item, before decisions.json is written.
+ */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
