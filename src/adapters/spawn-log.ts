@@ -1,5 +1,5 @@
 /**
- * For `npm run bench` (bench/review.ts) only: when TERFYN_BENCH_SPAWN_LOG names a file, every git
+ * For the benchmark (bench/review.ts) only: when TERFYN_BENCH_SPAWN_LOG names a file, every git
  * process the branch writer starts, every repository command a review run starts and every test
  * command an agent's `run_tests` starts appends one JSON line to it: what ran and how long it took. Unset (always, outside the benchmark), nothing
  * is measured or written. The line holds the git subcommand or the command's text, never its
