@@ -8,7 +8,7 @@
  * to the bare remote, marked replies, a ticket, `done`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
@@ -16,7 +16,7 @@ import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
 import { createGateway } from "../src/adapters/github/gateway.ts";
-import { appEffects, replyMarker } from "../src/adapters/github/review-effects.ts";
+import { appEffects, replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../src/adapters/models/model-script.ts";
 import { terfynApp } from "../src/app/app.ts";
@@ -78,10 +78,19 @@ interface RequestThread {
  * GitHub's GraphQL side: the example's threads as reviewThreads, replies added by the mutation
  * (authored by the App's Bot) and listed in their thread from then on.
  */
-function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
+function fakeGraphql(
+  ex: Example,
+  opts: {
+    failThreads?: number;
+    /** Issues disabled on the repository: every issues request answers 410. */
+    issuesGone?: boolean;
+    /** A reply to this thread answers this HTTP status. */
+    failReply?: { thread: string; status: number };
+  } = {},
+) {
   const request = JSON.parse(readFileSync(ex.request, "utf8")) as { threads: RequestThread[] };
   const replies: { threadId: string; body: string }[] = [];
-  const issues: { title: string; body: string }[] = [];
+  const issues: { title: string; body: string; author?: string }[] = [];
   const comment = (c: RequestThread["comments"][number], t: RequestThread) => ({
     id: `PRRC_${c.id}`,
     fullDatabaseId: c.id,
@@ -124,6 +133,8 @@ function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
     .reply((_u, body) => {
       const b = body as { query: string; variables: Record<string, unknown> };
       if (b.query.includes("TerfynThreadReply")) {
+        if (opts.failReply && opts.failReply.thread === b.variables.threadId)
+          return [opts.failReply.status, { message: "Resource not accessible by integration" }];
         replies.push({ threadId: String(b.variables.threadId), body: String(b.variables.body) });
         return [
           200,
@@ -163,8 +174,31 @@ function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
       const ahead = Number(git(ex.origin, "rev-list", "--count", `${from}..${to}`));
       return [200, { ahead_by: ahead, behind_by: 0, status: "ahead" }];
     })
+    .get(`/repos/${OWNER}/${REPO}/issues`)
+    .query(true)
+    .reply((uri) => {
+      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
+      const q = new URL(uri, API).searchParams;
+      // GitHub's filters: issues by `creator`, in any state with state=all.
+      const listed = issues
+        .map((i, n) => ({ ...i, number: 101 + n, author: i.author ?? APP }))
+        .filter((i) => !q.get("creator") || i.author === q.get("creator"));
+      return [
+        200,
+        listed.map((i) => ({
+          id: i.number,
+          number: i.number,
+          title: i.title,
+          body: i.body,
+          state: "open",
+          user: { login: i.author, type: i.author.endsWith("[bot]") ? "Bot" : "User" },
+          html_url: `https://github.com/${OWNER}/${REPO}/issues/${i.number}`,
+        })),
+      ];
+    })
     .post(`/repos/${OWNER}/${REPO}/issues`)
     .reply((_u, body) => {
+      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
       issues.push(body as { title: string; body: string });
       return [
         201,
@@ -369,6 +403,31 @@ describe("the App's in-process runner", () => {
       expect(await effects.tickets.publish(artifact, publishText, approvals)).toBe(1);
       expect(fake.replies).toHaveLength(4);
       expect(fake.issues).toHaveLength(1);
+      // The run directory's record of its tickets lost (a rerun on a fresh disk): the ticket is
+      // found by its marker among the App's issues on GitHub, and not opened again.
+      rmSync(join(p.run, TICKETS_FILE), { force: true });
+      expect(await effects.tickets.publish(artifact, publishText, approvals)).toBe(1);
+      expect(fake.issues).toHaveLength(1);
+      expect(JSON.parse(readFileSync(join(p.run, TICKETS_FILE), "utf8"))).toEqual({
+        [`<!-- terfyn:ticket run=${run} item=RT_104 hash=${publishHash} -->`]: 101,
+      });
+      // A marker planted in someone else's issue proves nothing: only the App's issues count.
+      const retitled = JSON.stringify({
+        ...artifact,
+        tickets: [{ item: "RT_104", title: "Another", body: "b" }],
+      });
+      const retitledHash = artifactHash(retitled);
+      fake.issues.push({
+        title: "planted",
+        body: `<!-- terfyn:ticket run=${run} item=RT_104 hash=${retitledHash} -->`,
+        author: "mallory",
+      });
+      expect(
+        await effects.tickets.publish(JSON.parse(retitled), retitled, [
+          { gate: "publish", hash: retitledHash, approved_at: LATER, by: "@maria" },
+        ]),
+      ).toBe(1);
+      expect(fake.issues.filter((i) => !i.author)).toHaveLength(2);
       // A reply addressed to a thread the request did not read is refused, even when approved.
       const stray = JSON.stringify({
         ...artifact,
@@ -405,6 +464,7 @@ describe("the App's in-process runner", () => {
     for (const k of [
       "POST /graphql",
       "POST /repos/octo-org/agents/issues",
+      "GET /repos/octo-org/agents/issues",
       "PATCH /repos/octo-org/agents/issues/comments/N",
     ])
       expect(kinds).toContain(k);
