@@ -15,6 +15,7 @@ import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
+import { hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../src/adapters/github/gateway.ts";
 import { appEffects, replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
@@ -530,4 +531,141 @@ describe("the App's in-process runner", () => {
     expect(s.body).toMatch(/reading the review threads of #7 failed \(HTTP 403/);
     expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
   }, 120_000);
+});
+
+/** Polls `f` until it is true (a background session's progress), or fails after `ms`. */
+async function until(f: () => boolean, ms = 90_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("the App's runner: budgets, restarts and one run per head", () => {
+  const setup = async (ex: Example, extra: Partial<Parameters<typeof inProcessRunner>[0]> = {}) =>
+    inProcessRunner({
+      appSlug: SLUG,
+      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+      agents: await agents(),
+      model,
+      cloneUrl: () => ex.origin,
+      now: () => new Date(T0),
+      log: () => {},
+      ...extra,
+    });
+  const writer = (ex: Example) =>
+    fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+    });
+
+  it("two App processes on one runs directory: two label events at once start one run", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    const a = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
+    const b = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
+    try {
+      await Promise.all([
+        probotWith(a)("pull_request", labeled(ex)),
+        probotWith(b)("pull_request", labeled(ex)),
+      ]);
+      await Promise.all([a.idle(), b.idle()]);
+    } finally {
+      gh.done();
+    }
+    // One status comment (status() asserts exactly one), so one run.
+    expect(status(gh.comments).ledger.head).toBe(ex.head);
+  }, 60_000);
+
+  it("the model-call budget ends the run stuck with its spend in the report and the status comment", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    const runner = await setup(ex, { maxModelCalls: 1 });
+    try {
+      await probotWith(runner)("pull_request", labeled(ex));
+      await runner.idle();
+    } finally {
+      gh.done();
+    }
+    const s = status(gh.comments);
+    expect(s.ledger.terminal).toBe("stuck");
+    expect(s.body).toMatch(/model\\-call budget is spent \\\(1 of 1 model calls/);
+    expect(s.body).toMatch(/Model spend: 1 of 1 model calls\./);
+    expect((gh.checkRuns.at(-1)!.body as Loose).conclusion).toBe("failure");
+    const report = readFileSync(join(runner.paths(s.ledger.run).run, "report.md"), "utf8");
+    expect(report).toMatch(/model-call budget is spent \(1 of 1 model calls/);
+  }, 120_000);
+
+  it("a run left running by a process that is gone is resumed at startup, from its cursor; one a live process holds is left alone", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    // The first App process: its Planner never answers (the process is about to die).
+    let hung = false;
+    const first = await setup(ex, {
+      runsDir,
+      model: async () => {
+        const m = await model();
+        return {
+          turn: (r) => {
+            if (r.agent !== "Planner") return m.turn(r);
+            hung = true;
+            return new Promise(() => {});
+          },
+        };
+      },
+    });
+    await probotWith(first)("pull_request", labeled(ex));
+    await until(() => hung);
+    const run = status(gh.comments).ledger.run;
+    const state = () =>
+      JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
+    expect(state()).toMatchObject({ status: "running", phase: "plan" });
+
+    const counting = (calls: string[]) => async () => {
+      const m = await model();
+      return {
+        turn: (r: Parameters<typeof m.turn>[0]) => {
+          calls.push(r.agent);
+          return m.turn(r);
+        },
+      };
+    };
+    // Another App process while the first still lives: the run's lock is held; nothing happens.
+    const otherCalls: string[] = [];
+    const other = await setup(ex, { runsDir, model: counting(otherCalls) });
+    expect(await other.interrupted()).toEqual([]);
+    await probotWith(other)("pull_request", labeled(ex));
+    await other.idle();
+    expect(otherCalls).toEqual([]);
+    expect(state()).toMatchObject({ status: "running", phase: "plan" });
+
+    // The App restarted: the first process's pid is gone. At startup the run is resumed.
+    const lines: string[] = [];
+    const calls: string[] = [];
+    const restarted = await setup(ex, {
+      runsDir,
+      model: counting(calls),
+      lockFacts: { host: hostFacts.host, pidAlive: () => false },
+      log: (l) => lines.push(l),
+    });
+    try {
+      probotWith(restarted);
+      await until(() => state().status === "awaiting-approval");
+      await restarted.idle();
+    } finally {
+      gh.done();
+    }
+    expect(lines.join("\n")).toMatch(/was interrupted; resuming it in phase plan/);
+    // The decide phase was not repeated: only the Planner ran.
+    expect(calls.length).toBeGreaterThan(0);
+    expect(new Set(calls)).toEqual(new Set(["Planner"]));
+    const s = status(gh.comments);
+    expect(s.ledger).toMatchObject({ run, gate: "plan", hash: state().awaiting.hash });
+  }, 180_000);
 });
