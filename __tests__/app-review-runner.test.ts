@@ -669,3 +669,121 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     expect(s.ledger).toMatchObject({ run, gate: "plan", hash: state().awaiting.hash });
   }, 180_000);
 });
+
+describe("the App's runner at publish: what GitHub refuses", () => {
+  /** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
+  async function throughPublish(ex: Example, gh: ReturnType<typeof fakeGitHub>) {
+    const runner = inProcessRunner({
+      appSlug: SLUG,
+      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+      agents: await agents(),
+      model,
+      cloneUrl: () => ex.origin,
+      now: () => new Date(T0),
+      log: () => {},
+    });
+    const receive = probotWith(runner);
+    await receive("pull_request", labeled(ex));
+    await runner.idle();
+    for (const gate of ["plan", "publish"]) {
+      const s = status(gh.comments);
+      expect(s.ledger.gate).toBe(gate);
+      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+      await runner.idle();
+    }
+    return { runner, run: status(gh.comments).ledger.run };
+  }
+  const writer = (ex: Example) =>
+    fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+    });
+
+  it("a 403 on a reply ends the run stuck with that cause in the status comment and the check run; a rerun reposts nothing", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const opts: Parameters<typeof fakeGraphql>[1] = {
+      failReply: { thread: "RT_102", status: 403 },
+    };
+    const fake = fakeGraphql(ex, opts);
+    try {
+      const { runner, run } = await throughPublish(ex, gh);
+      const s = status(gh.comments);
+      expect(s.ledger.terminal).toBe("stuck");
+      expect(s.body).toMatch(/replying in review thread RT\\_102 failed \\\(HTTP 403/);
+      const check = gh.checkRuns.at(-1)!.body as Loose;
+      expect(check.conclusion).toBe("failure");
+      expect(check.output.summary).toMatch(
+        /replying in review thread RT\\_102 failed \\\(HTTP 403/,
+      );
+      const p = runner.paths(run);
+      expect(readFileSync(join(p.run, "report.md"), "utf8")).toMatch(
+        /replying in review thread RT_102 failed \(HTTP 403/,
+      );
+      // The reply before it was posted, once; nothing after it.
+      expect(fake.replies.map((r) => r.threadId)).toEqual(["RT_101"]);
+
+      // The permission fixed, the same publish again: RT_101's reply (its marker) is not reposted.
+      delete opts.failReply;
+      const publishText = readFileSync(join(p.run, "publish.json"), "utf8");
+      const hash = artifactHash(publishText);
+      const effects = appEffects({
+        gateway: createGateway(
+          "t",
+          { owner: OWNER, repo: REPO },
+          { fetch: globalThis.fetch, retries: 0 },
+        ),
+        repo: { owner: OWNER, repo: REPO },
+        pullRequest: 7,
+        triggerAt: T0,
+        run,
+        appSlug: SLUG,
+        cloneDir: p.clone,
+        worktreeDir: p.worktree,
+        runDir: p.run,
+        git: {},
+        agents: await agents(),
+        model: await model(),
+        progress: () => {},
+      });
+      expect(
+        await effects.replies.publish(JSON.parse(publishText) as PublishArtifact, publishText, [
+          { gate: "publish", hash, approved_at: LATER, by: "@maria" },
+        ]),
+      ).toBe(4);
+      expect(fake.replies.map((r) => r.threadId).sort()).toEqual([
+        "RT_101",
+        "RT_102",
+        "RT_103",
+        "RT_106",
+      ]);
+    } finally {
+      gh.done();
+    }
+  }, 240_000);
+
+  it("issues disabled (410): the commit and the replies publish, the run is done, the tickets left unopened are on the status comment and in the report", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const fake = fakeGraphql(ex, { issuesGone: true });
+    try {
+      const { runner, run } = await throughPublish(ex, gh);
+      const s = status(gh.comments);
+      expect(s.ledger.terminal).toBe("done");
+      expect(s.body).toContain("**Not published:**");
+      expect(s.body).toMatch(
+        /Issues are disabled on this repository \\\(HTTP 410\\\): 1 ticket was not opened \\\(RT\\_104\\\)/,
+      );
+      expect(git(ex.origin, "rev-parse", "fix-add^")).toBe(ex.head);
+      expect(fake.replies).toHaveLength(4);
+      expect(fake.issues).toEqual([]);
+      const report = readFileSync(join(runner.paths(run).run, "report.md"), "utf8");
+      expect(report).toMatch(
+        /## On GitHub\n\n- Issues are disabled on this repository \(HTTP 410\)/,
+      );
+    } finally {
+      gh.done();
+    }
+  }, 240_000);
+});
