@@ -23,6 +23,7 @@ import { ScriptedModel } from "../src/adapters/models/model-script.ts";
 import { terfynApp } from "../src/app/app.ts";
 import {
   agentsProjectDir,
+  defaultModelBudget,
   type InProcessRunner,
   inProcessRunner,
 } from "../src/app/review-runner.ts";
@@ -560,6 +561,11 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
       roles: { maria: { role_name: "write", permission: "write" } },
       pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
     });
+
+  it("the default model-call budget is every agent step a run can take at its agent's maxTurns", async () => {
+    // Decider once; per plan round (1 + 2 re-plans): Planner, TestWriter, 5 Builder iterations.
+    expect(defaultModelBudget(await agents())).toBe(12 + 3 * (12 + 12 + 5 * 12));
+  });
 
   it("two App processes on one runs directory: two label events at once start one run", async () => {
     const ex = build();

@@ -17,6 +17,14 @@
  * URL. The repository's commands and the agents' tools run with a stripped environment, so they
  * never see it. Global config is /dev/null: the App's user config plays no part.
  *
+ * Each session holds the run directory's lock (src/adapters/fs/run-lock.ts, as `terfyn review`
+ * does), so one process works on a run at a time. A run left `running` by a process that is gone
+ * (a restart) is resumed, not abandoned: `interrupted()` lists them at startup and `recover`
+ * takes the dead process's lock over and runs the core again, which continues from its cursor
+ * and each agent step from its journal (the publishers' markers make a repeated publish post
+ * nothing twice). Each run's model calls are counted against a budget (`maxModelCalls`), kept in
+ * `model-spend.json` across sessions; the status comment shows the spend.
+ *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
  * accepted is appended to the run's approvals.jsonl and the run resumes, and the core checks
