@@ -8,20 +8,22 @@
  * to the bare remote, marked replies, a ticket, `done`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
+import { hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../src/adapters/github/gateway.ts";
-import { appEffects, replyMarker } from "../src/adapters/github/review-effects.ts";
+import { appEffects, replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../src/adapters/models/model-script.ts";
 import { terfynApp } from "../src/app/app.ts";
 import {
   agentsProjectDir,
+  defaultModelBudget,
   type InProcessRunner,
   inProcessRunner,
 } from "../src/app/review-runner.ts";
@@ -78,10 +80,19 @@ interface RequestThread {
  * GitHub's GraphQL side: the example's threads as reviewThreads, replies added by the mutation
  * (authored by the App's Bot) and listed in their thread from then on.
  */
-function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
+function fakeGraphql(
+  ex: Example,
+  opts: {
+    failThreads?: number;
+    /** Issues disabled on the repository: every issues request answers 410. */
+    issuesGone?: boolean;
+    /** A reply to this thread answers this HTTP status. */
+    failReply?: { thread: string; status: number };
+  } = {},
+) {
   const request = JSON.parse(readFileSync(ex.request, "utf8")) as { threads: RequestThread[] };
   const replies: { threadId: string; body: string }[] = [];
-  const issues: { title: string; body: string }[] = [];
+  const issues: { title: string; body: string; author?: string }[] = [];
   const comment = (c: RequestThread["comments"][number], t: RequestThread) => ({
     id: `PRRC_${c.id}`,
     fullDatabaseId: c.id,
@@ -124,6 +135,8 @@ function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
     .reply((_u, body) => {
       const b = body as { query: string; variables: Record<string, unknown> };
       if (b.query.includes("TerfynThreadReply")) {
+        if (opts.failReply && opts.failReply.thread === b.variables.threadId)
+          return [opts.failReply.status, { message: "Resource not accessible by integration" }];
         replies.push({ threadId: String(b.variables.threadId), body: String(b.variables.body) });
         return [
           200,
@@ -163,8 +176,31 @@ function fakeGraphql(ex: Example, opts: { failThreads?: number } = {}) {
       const ahead = Number(git(ex.origin, "rev-list", "--count", `${from}..${to}`));
       return [200, { ahead_by: ahead, behind_by: 0, status: "ahead" }];
     })
+    .get(`/repos/${OWNER}/${REPO}/issues`)
+    .query(true)
+    .reply((uri) => {
+      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
+      const q = new URL(uri, API).searchParams;
+      // GitHub's filters: issues by `creator`, in any state with state=all.
+      const listed = issues
+        .map((i, n) => ({ ...i, number: 101 + n, author: i.author ?? APP }))
+        .filter((i) => !q.get("creator") || i.author === q.get("creator"));
+      return [
+        200,
+        listed.map((i) => ({
+          id: i.number,
+          number: i.number,
+          title: i.title,
+          body: i.body,
+          state: "open",
+          user: { login: i.author, type: i.author.endsWith("[bot]") ? "Bot" : "User" },
+          html_url: `https://github.com/${OWNER}/${REPO}/issues/${i.number}`,
+        })),
+      ];
+    })
     .post(`/repos/${OWNER}/${REPO}/issues`)
     .reply((_u, body) => {
+      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
       issues.push(body as { title: string; body: string });
       return [
         201,
@@ -369,6 +405,31 @@ describe("the App's in-process runner", () => {
       expect(await effects.tickets.publish(artifact, publishText, approvals)).toBe(1);
       expect(fake.replies).toHaveLength(4);
       expect(fake.issues).toHaveLength(1);
+      // The run directory's record of its tickets lost (a rerun on a fresh disk): the ticket is
+      // found by its marker among the App's issues on GitHub, and not opened again.
+      rmSync(join(p.run, TICKETS_FILE), { force: true });
+      expect(await effects.tickets.publish(artifact, publishText, approvals)).toBe(1);
+      expect(fake.issues).toHaveLength(1);
+      expect(JSON.parse(readFileSync(join(p.run, TICKETS_FILE), "utf8"))).toEqual({
+        [`<!-- terfyn:ticket run=${run} item=RT_104 hash=${publishHash} -->`]: 101,
+      });
+      // A marker planted in someone else's issue proves nothing: only the App's issues count.
+      const retitled = JSON.stringify({
+        ...artifact,
+        tickets: [{ item: "RT_104", title: "Another", body: "b" }],
+      });
+      const retitledHash = artifactHash(retitled);
+      fake.issues.push({
+        title: "planted",
+        body: `<!-- terfyn:ticket run=${run} item=RT_104 hash=${retitledHash} -->`,
+        author: "mallory",
+      });
+      expect(
+        await effects.tickets.publish(JSON.parse(retitled), retitled, [
+          { gate: "publish", hash: retitledHash, approved_at: LATER, by: "@maria" },
+        ]),
+      ).toBe(1);
+      expect(fake.issues.filter((i) => !i.author)).toHaveLength(2);
       // A reply addressed to a thread the request did not read is refused, even when approved.
       const stray = JSON.stringify({
         ...artifact,
@@ -405,6 +466,7 @@ describe("the App's in-process runner", () => {
     for (const k of [
       "POST /graphql",
       "POST /repos/octo-org/agents/issues",
+      "GET /repos/octo-org/agents/issues",
       "PATCH /repos/octo-org/agents/issues/comments/N",
     ])
       expect(kinds).toContain(k);
@@ -470,4 +532,264 @@ describe("the App's in-process runner", () => {
     expect(s.body).toMatch(/reading the review threads of #7 failed \(HTTP 403/);
     expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
   }, 120_000);
+});
+
+/** Polls `f` until it is true (a background session's progress), or fails after `ms`. */
+async function until(f: () => boolean, ms = 90_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("the App's runner: budgets, restarts and one run per head", () => {
+  const setup = async (ex: Example, extra: Partial<Parameters<typeof inProcessRunner>[0]> = {}) =>
+    inProcessRunner({
+      appSlug: SLUG,
+      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+      agents: await agents(),
+      model,
+      cloneUrl: () => ex.origin,
+      now: () => new Date(T0),
+      log: () => {},
+      ...extra,
+    });
+  const writer = (ex: Example) =>
+    fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+    });
+
+  it("the default model-call budget is every agent step a run can take at its agent's maxTurns", async () => {
+    // Decider once; per plan round (1 + 2 re-plans): Planner, TestWriter, 5 Builder iterations.
+    expect(defaultModelBudget(await agents())).toBe(12 + 3 * (12 + 12 + 5 * 12));
+  });
+
+  it("two App processes on one runs directory: two label events at once start one run", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    const a = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
+    const b = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
+    try {
+      await Promise.all([
+        probotWith(a)("pull_request", labeled(ex)),
+        probotWith(b)("pull_request", labeled(ex)),
+      ]);
+      await Promise.all([a.idle(), b.idle()]);
+    } finally {
+      gh.done();
+    }
+    // One status comment (status() asserts exactly one), so one run.
+    expect(status(gh.comments).ledger.head).toBe(ex.head);
+  }, 60_000);
+
+  it("the model-call budget ends the run stuck with its spend in the report and the status comment", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    const runner = await setup(ex, { maxModelCalls: 1 });
+    try {
+      await probotWith(runner)("pull_request", labeled(ex));
+      await runner.idle();
+    } finally {
+      gh.done();
+    }
+    const s = status(gh.comments);
+    expect(s.ledger.terminal).toBe("stuck");
+    expect(s.body).toMatch(/model\\-call budget is spent \\\(1 of 1 model calls/);
+    expect(s.body).toMatch(/Model spend: 1 of 1 model calls\./);
+    expect((gh.checkRuns.at(-1)!.body as Loose).conclusion).toBe("failure");
+    const report = readFileSync(join(runner.paths(s.ledger.run).run, "report.md"), "utf8");
+    expect(report).toMatch(/model-call budget is spent \(1 of 1 model calls/);
+  }, 120_000);
+
+  it("a run left running by a process that is gone is resumed at startup, from its cursor; one a live process holds is left alone", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    // The first App process: its Planner never answers (the process is about to die).
+    let hung = false;
+    const first = await setup(ex, {
+      runsDir,
+      model: async () => {
+        const m = await model();
+        return {
+          turn: (r) => {
+            if (r.agent !== "Planner") return m.turn(r);
+            hung = true;
+            return new Promise(() => {});
+          },
+        };
+      },
+    });
+    await probotWith(first)("pull_request", labeled(ex));
+    await until(() => hung);
+    const run = status(gh.comments).ledger.run;
+    const state = () =>
+      JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
+    expect(state()).toMatchObject({ status: "running", phase: "plan" });
+
+    const counting = (calls: string[]) => async () => {
+      const m = await model();
+      return {
+        turn: (r: Parameters<typeof m.turn>[0]) => {
+          calls.push(r.agent);
+          return m.turn(r);
+        },
+      };
+    };
+    // Another App process while the first still lives: the run's lock is held; nothing happens.
+    const otherCalls: string[] = [];
+    const other = await setup(ex, { runsDir, model: counting(otherCalls) });
+    expect(await other.interrupted()).toEqual([]);
+    await probotWith(other)("pull_request", labeled(ex));
+    await other.idle();
+    expect(otherCalls).toEqual([]);
+    expect(state()).toMatchObject({ status: "running", phase: "plan" });
+
+    // The App restarted: the first process's pid is gone. At startup the run is resumed.
+    const lines: string[] = [];
+    const calls: string[] = [];
+    const restarted = await setup(ex, {
+      runsDir,
+      model: counting(calls),
+      lockFacts: { host: hostFacts.host, pidAlive: () => false },
+      log: (l) => lines.push(l),
+    });
+    try {
+      probotWith(restarted);
+      await until(() => state().status === "awaiting-approval");
+      await restarted.idle();
+    } finally {
+      gh.done();
+    }
+    expect(lines.join("\n")).toMatch(/was interrupted; resuming it in phase plan/);
+    // The decide phase was not repeated: only the Planner ran.
+    expect(calls.length).toBeGreaterThan(0);
+    expect(new Set(calls)).toEqual(new Set(["Planner"]));
+    const s = status(gh.comments);
+    expect(s.ledger).toMatchObject({ run, gate: "plan", hash: state().awaiting.hash });
+  }, 180_000);
+});
+
+describe("the App's runner at publish: what GitHub refuses", () => {
+  /** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
+  async function throughPublish(ex: Example, gh: ReturnType<typeof fakeGitHub>) {
+    const runner = inProcessRunner({
+      appSlug: SLUG,
+      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+      agents: await agents(),
+      model,
+      cloneUrl: () => ex.origin,
+      now: () => new Date(T0),
+      log: () => {},
+    });
+    const receive = probotWith(runner);
+    await receive("pull_request", labeled(ex));
+    await runner.idle();
+    for (const gate of ["plan", "publish"]) {
+      const s = status(gh.comments);
+      expect(s.ledger.gate).toBe(gate);
+      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+      await runner.idle();
+    }
+    return { runner, run: status(gh.comments).ledger.run };
+  }
+  const writer = (ex: Example) =>
+    fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+    });
+
+  it("a 403 on a reply ends the run stuck with that cause in the status comment and the check run; a rerun reposts nothing", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const opts: Parameters<typeof fakeGraphql>[1] = {
+      failReply: { thread: "RT_102", status: 403 },
+    };
+    const fake = fakeGraphql(ex, opts);
+    try {
+      const { runner, run } = await throughPublish(ex, gh);
+      const s = status(gh.comments);
+      expect(s.ledger.terminal).toBe("stuck");
+      expect(s.body).toMatch(/replying in review thread RT\\_102 failed \\\(HTTP 403/);
+      const check = gh.checkRuns.at(-1)!.body as Loose;
+      expect(check.conclusion).toBe("failure");
+      expect(check.output.summary).toMatch(
+        /replying in review thread RT\\_102 failed \\\(HTTP 403/,
+      );
+      const p = runner.paths(run);
+      expect(readFileSync(join(p.run, "report.md"), "utf8")).toMatch(
+        /replying in review thread RT_102 failed \(HTTP 403/,
+      );
+      // The reply before it was posted, once; nothing after it.
+      expect(fake.replies.map((r) => r.threadId)).toEqual(["RT_101"]);
+
+      // The permission fixed, the same publish again: RT_101's reply (its marker) is not reposted.
+      delete opts.failReply;
+      const publishText = readFileSync(join(p.run, "publish.json"), "utf8");
+      const hash = artifactHash(publishText);
+      const effects = appEffects({
+        gateway: createGateway(
+          "t",
+          { owner: OWNER, repo: REPO },
+          { fetch: globalThis.fetch, retries: 0 },
+        ),
+        repo: { owner: OWNER, repo: REPO },
+        pullRequest: 7,
+        triggerAt: T0,
+        run,
+        appSlug: SLUG,
+        cloneDir: p.clone,
+        worktreeDir: p.worktree,
+        runDir: p.run,
+        git: {},
+        agents: await agents(),
+        model: await model(),
+        progress: () => {},
+      });
+      expect(
+        await effects.replies.publish(JSON.parse(publishText) as PublishArtifact, publishText, [
+          { gate: "publish", hash, approved_at: LATER, by: "@maria" },
+        ]),
+      ).toBe(4);
+      expect(fake.replies.map((r) => r.threadId).sort()).toEqual([
+        "RT_101",
+        "RT_102",
+        "RT_103",
+        "RT_106",
+      ]);
+    } finally {
+      gh.done();
+    }
+  }, 240_000);
+
+  it("issues disabled (410): the commit and the replies publish, the run is done, the tickets left unopened are on the status comment and in the report", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    const fake = fakeGraphql(ex, { issuesGone: true });
+    try {
+      const { runner, run } = await throughPublish(ex, gh);
+      const s = status(gh.comments);
+      expect(s.ledger.terminal).toBe("done");
+      expect(s.body).toContain("**Not published:**");
+      expect(s.body).toMatch(
+        /Issues are disabled on this repository \\\(HTTP 410\\\): 1 ticket was not opened \\\(RT\\_104\\\)/,
+      );
+      expect(git(ex.origin, "rev-parse", "fix-add^")).toBe(ex.head);
+      expect(fake.replies).toHaveLength(4);
+      expect(fake.issues).toEqual([]);
+      const report = readFileSync(join(runner.paths(run).run, "report.md"), "utf8");
+      expect(report).toMatch(
+        /## On GitHub\n\n- Issues are disabled on this repository \(HTTP 410\)/,
+      );
+    } finally {
+      gh.done();
+    }
+  }, 240_000);
 });

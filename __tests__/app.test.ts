@@ -29,8 +29,19 @@ function recordingRunner() {
     start: (job) => calls.push(`start ${job.pullRequest} ${job.head}`),
     approve: (_job, _l, by) => calls.push(`approve ${by.login} ${by.role}`),
     stop: (_job, _l, reason) => calls.push(`stop ${reason}`),
+    recover: (job) => calls.push(`recover ${job.run}`),
   };
   return { runner, calls };
+}
+
+function newProbot(runner: ReviewRunner) {
+  const probot = new Probot({
+    githubToken: "test",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    logLevel: "fatal",
+  });
+  probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date("2026-12-01T10:00:00Z") }));
+  return probot;
 }
 
 async function receive(name: string, payload: Loose, runner: ReviewRunner) {
@@ -116,7 +127,7 @@ describe("the label trigger", () => {
     ["another label", { label: "bug" }],
   ];
   for (const [name, opts] of ignored) {
-    it(`a label from ${name} starts nothing and sends nothing after reading the comments`, async () => {
+    it(`a label from ${name} starts nothing and sends nothing, not even a read`, async () => {
       const gh = fakeGitHub({
         me: APP,
         roles: { maria: { role_name: "write", permission: "write" } },
@@ -125,7 +136,7 @@ describe("the label trigger", () => {
       await receive("pull_request", labeled(opts), r.runner);
       gh.done();
       expect(r.calls).toEqual([]);
-      expect(gh.requests.filter((q) => !q.startsWith("GET"))).toEqual([]);
+      expect(gh.requests).toEqual([]);
     });
   }
 
@@ -154,7 +165,7 @@ describe("the label trigger", () => {
     expect(gh.comments.find((c) => c.user.login === APP)?.body).toContain("comes from a fork");
   });
 
-  it("a redelivered label (a run already on this head) starts nothing", async () => {
+  it("a redelivered label (a run already on this head) starts nothing; the runner may find the run again", async () => {
     const running = ledgerComment({ run: "r1", pull_request: 7, head: HEAD, phase: "build" });
     const gh = fakeGitHub({
       me: APP,
@@ -164,7 +175,31 @@ describe("the label trigger", () => {
     const r = recordingRunner();
     await receive("pull_request", labeled(), r.runner);
     gh.done();
-    expect(r.calls).toEqual([]);
+    expect(r.calls).toEqual(["recover r1"]);
+    expect(gh.requests.filter((q) => !q.startsWith("GET"))).toEqual([]);
+  });
+
+  it("two label events for one head at once (two labels, a redelivery) start one run and post one status comment", async () => {
+    const gh = fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+    });
+    const r = recordingRunner();
+    const probot = newProbot(r.runner);
+    const rec = recordRequests();
+    try {
+      await Promise.all(
+        ["delivery-a", "delivery-b"].map((id) =>
+          probot.receive({ id, name: "pull_request", payload: labeled() as never }),
+        ),
+      );
+    } finally {
+      rec.stop();
+      gh.done();
+    }
+    expect(rec.problems).toEqual([]);
+    expect(r.calls).toEqual([`start 7 ${HEAD}`]);
+    expect(gh.comments.filter((c) => c.user.login === APP)).toHaveLength(1);
   });
 
   it("a ledger planted by someone else is not the App's: it neither blocks nor drives a run", async () => {

@@ -31,6 +31,7 @@ export const OPERATIONS: [method: string, path: string][] = [
   ["get", "/repos/{owner}/{repo}/compare/{basehead}"],
   ["post", "/repos/{owner}/{repo}/issues/{issue_number}/reactions"],
   ["post", "/repos/{owner}/{repo}/issues"],
+  ["get", "/repos/{owner}/{repo}/issues"],
   ["post", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"],
 ];
 

@@ -43,6 +43,19 @@ export interface RunJob {
   branch?: string;
   /** The installation token, for git (the runner's clone and push); fresh on every call. */
   token?: () => Promise<string>;
+  /** The App's installation (the runner keeps it, to reach GitHub again after a restart). */
+  installation?: number;
+}
+
+/** A run the runner may resume after a restart: what it kept about the job. */
+export interface InterruptedRun {
+  repo: RepoRef;
+  pullRequest: number;
+  head: string;
+  run: string;
+  triggerAt: string;
+  branch: string;
+  installation?: number;
 }
 
 /** Executes review runs; `start` must return at once (the work continues outside the request). */
@@ -55,6 +68,18 @@ export interface ReviewRunner {
     reporter: RunReporter,
   ): void;
   stop(job: RunJob, ledger: Ledger, reason: string, reporter: RunReporter): void;
+  /**
+   * A run the ledger says is working (not ended, not at a gate), on an event for its pull
+   * request: nothing when a session has it; else resumed, or reported as it is.
+   */
+  recover?(job: RunJob, ledger: Ledger, reporter: RunReporter): void;
+  /**
+   * Holds `key` (a pull request head) across processes while a label event is handled;
+   * undefined when another process holds it. Synchronous.
+   */
+  claim?(key: string): { release(): void } | undefined;
+  /** Runs left `running` by a process that is gone (read at startup). */
+  interrupted?(): Promise<InterruptedRun[]>;
 }
 
 export interface AppOptions {
@@ -70,18 +95,31 @@ function gatewayOf(context: Ctx): {
   gateway: GitHubGateway;
   repo: RepoRef;
   token: () => Promise<string>;
+  installation?: number;
 } {
   const repo = context.repo();
-  const octokit = context.octokit as unknown as { auth(o: unknown): Promise<unknown> };
+  const installation = (context.payload as { installation?: { id?: unknown } }).installation?.id;
   return {
-    gateway: gatewayForClient(context.octokit as unknown as GitHubClient, repo),
-    repo: { owner: repo.owner, repo: repo.repo },
+    ...gatewayFor(context.octokit, { owner: repo.owner, repo: repo.repo }),
+    ...(typeof installation === "number" ? { installation } : {}),
+  };
+}
+
+/** The guarded gateway over an installation's Octokit, and its token for git. */
+function gatewayFor(
+  octokit: unknown,
+  repo: RepoRef,
+): { gateway: GitHubGateway; repo: RepoRef; token: () => Promise<string> } {
+  const auth = octokit as { auth(o: unknown): Promise<unknown> };
+  return {
+    gateway: gatewayForClient(octokit as GitHubClient, repo),
+    repo,
     // The installation token Probot's Octokit holds (refreshed by it when it expires).
     token: async () => {
-      const auth = (await octokit.auth({ type: "installation" })) as { token?: unknown };
-      if (typeof auth?.token !== "string" || auth.token === "")
+      const a = (await auth.auth({ type: "installation" })) as { token?: unknown };
+      if (typeof a?.token !== "string" || a.token === "")
         throw new Error("the App's installation token is not available");
-      return auth.token;
+      return a.token;
     },
   };
 }
@@ -90,11 +128,12 @@ function gatewayOf(context: Ctx): {
 function findLedger(
   comments: readonly IssueComment[],
   appLogin: string,
+  run?: string,
 ): { comment: IssueComment; ledger: Ledger } | undefined {
   for (const c of [...comments].reverse()) {
     if (c.author !== appLogin) continue;
     const ledger = parseLedger(c.body);
-    if (ledger) return { comment: c, ledger };
+    if (ledger && (run === undefined || ledger.run === run)) return { comment: c, ledger };
   }
   return undefined;
 }
@@ -131,55 +170,158 @@ function reporterFor(
   };
 }
 
+/**
+ * At startup: every run the runner finds left `running` by a process that is gone is resumed
+ * (the runner decides; it holds the run's lock while it works), reported on its own status
+ * comment through its installation. A failure is logged, never thrown.
+ */
+async function recoverInterrupted(app: Probot, runner: ReviewRunner, appLogin: string) {
+  let runs: InterruptedRun[];
+  try {
+    runs = (await runner.interrupted?.()) ?? [];
+  } catch (e) {
+    app.log.error(`terfyn: cannot list interrupted runs: ${(e as Error).message}`);
+    return;
+  }
+  for (const saved of runs) {
+    try {
+      if (saved.installation === undefined) {
+        app.log.warn(`terfyn: run ${saved.run} has no installation recorded; it is not resumed`);
+        continue;
+      }
+      const { gateway, repo, token } = gatewayFor(await app.auth(saved.installation), saved.repo);
+      const found = findLedger(
+        await gateway.listIssueComments(saved.pullRequest),
+        appLogin,
+        saved.run,
+      );
+      const ledger: Ledger = found?.ledger ?? {
+        run: saved.run,
+        pull_request: saved.pullRequest,
+        head: saved.head,
+        phase: "intake",
+      };
+      runner.recover?.(
+        {
+          repo,
+          pullRequest: saved.pullRequest,
+          head: saved.head,
+          run: saved.run,
+          triggerAt: saved.triggerAt,
+          gateway,
+          branch: saved.branch,
+          token,
+          installation: saved.installation,
+        },
+        ledger,
+        reporterFor(gateway, saved.pullRequest, found?.comment),
+      );
+    } catch (e) {
+      app.log.error(describeApiError(e, `terfyn: recovering run ${saved.run}`));
+    }
+  }
+}
+
 export function terfynApp(options: AppOptions) {
   const appLogin = `${options.appSlug}[bot]`;
   const now = options.now ?? (() => new Date());
+  const claims = new Set<string>();
   return (app: Probot) => {
+    if (options.runner.interrupted) void recoverInterrupted(app, options.runner, appLogin);
     app.on("pull_request.labeled", async (context) => {
       const p = context.payload;
-      const { gateway, repo, token } = gatewayOf(context);
       const pr = p.pull_request;
-      const comments = await gateway.listIssueComments(pr.number);
-      const current = findLedger(comments, appLogin);
-      const event = {
+      const base = {
         label: p.label?.name ?? "",
         sender: { login: p.sender.login, type: p.sender.type },
         appLogin,
         fork: (pr.head.repo?.full_name ?? "") !== (pr.base.repo?.full_name ?? ""),
         head: pr.head.sha,
-        ...(current ? { current: current.ledger } : {}),
       };
-      let decision = decideLabel(event);
-      if (decision.action === "needs-role") {
-        const role = await gateway.collaboratorRole(p.sender.login);
-        decision = decideLabel({ ...event, role: role.level });
-      }
-      if (decision.action === "ignore") {
-        context.log.info(`terfyn: ${decision.reason}`);
+      // Another label, a bot, the App's own label: ignored before anything is read or held.
+      const first = decideLabel(base);
+      if (first.action === "ignore") {
+        context.log.info(`terfyn: ${first.reason}`);
         return;
       }
-      const run = `pr${pr.number}-${pr.head.sha.slice(0, 12)}-${now().getTime().toString(36)}`;
-      const ledger: Ledger = { run, pull_request: pr.number, head: pr.head.sha, phase: "intake" };
-      const reporter = reporterFor(gateway, pr.number, undefined);
-      if (decision.action === "decline") {
-        await reporter.update({ ...ledger, terminal: "bad-input" }, { note: decision.reason });
+      // Two label events for one head at once (two labels, a redelivery) start one run: the
+      // head is held from before the comments are read until the status comment is posted, in
+      // this process (claims) and across processes (the runner's lock file).
+      const { gateway, repo, token, installation } = gatewayOf(context);
+      const key = `${repo.owner}/${repo.repo}#${pr.number}@${pr.head.sha}`;
+      if (claims.has(key)) {
+        context.log.info(`terfyn: another label event for ${key} is being handled`);
         return;
       }
-      await gateway.addReaction(pr.number, "eyes");
-      await reporter.update(ledger, { note: "The run started: reading the review threads." });
-      options.runner.start(
-        {
-          repo,
-          pullRequest: pr.number,
-          head: pr.head.sha,
-          run,
-          triggerAt: now().toISOString(),
-          gateway,
-          branch: pr.head.ref,
-          token,
-        },
-        reporter,
-      );
+      const held = options.runner.claim ? options.runner.claim(key) : { release() {} };
+      if (!held) {
+        context.log.info(`terfyn: another process is handling a label event for ${key}`);
+        return;
+      }
+      claims.add(key);
+      try {
+        await onLabel();
+      } finally {
+        claims.delete(key);
+        held.release();
+      }
+
+      async function onLabel() {
+        const comments = await gateway.listIssueComments(pr.number);
+        const current = findLedger(comments, appLogin);
+        const event = { ...base, ...(current ? { current: current.ledger } : {}) };
+        let decision = decideLabel(event);
+        if (decision.action === "needs-role") {
+          const role = await gateway.collaboratorRole(p.sender.login);
+          decision = decideLabel({ ...event, role: role.level });
+        }
+        if (decision.action === "ignore") {
+          context.log.info(`terfyn: ${decision.reason}`);
+          return;
+        }
+        if (decision.action === "existing" && current) {
+          context.log.info(`terfyn: ${decision.reason}`);
+          // A redelivery starts nothing; a run left working by a restart is found again.
+          options.runner.recover?.(
+            {
+              repo,
+              pullRequest: pr.number,
+              head: current.ledger.head,
+              run: current.ledger.run,
+              triggerAt: current.ledger.since ?? "",
+              gateway,
+              token,
+              ...(installation !== undefined ? { installation } : {}),
+            },
+            current.ledger,
+            reporterFor(gateway, pr.number, current.comment),
+          );
+          return;
+        }
+        const run = `pr${pr.number}-${pr.head.sha.slice(0, 12)}-${now().getTime().toString(36)}`;
+        const ledger: Ledger = { run, pull_request: pr.number, head: pr.head.sha, phase: "intake" };
+        const reporter = reporterFor(gateway, pr.number, undefined);
+        if (decision.action === "decline") {
+          await reporter.update({ ...ledger, terminal: "bad-input" }, { note: decision.reason });
+          return;
+        }
+        await gateway.addReaction(pr.number, "eyes");
+        await reporter.update(ledger, { note: "The run started: reading the review threads." });
+        options.runner.start(
+          {
+            repo,
+            pullRequest: pr.number,
+            head: pr.head.sha,
+            run,
+            triggerAt: now().toISOString(),
+            gateway,
+            branch: pr.head.ref,
+            token,
+            ...(installation !== undefined ? { installation } : {}),
+          },
+          reporter,
+        );
+      }
     });
 
     app.on("issue_comment.created", async (context) => {
@@ -189,7 +331,7 @@ export function terfynApp(options: AppOptions) {
       if (author === appLogin || p.comment.user?.type === "Bot") return;
       const command = parseCommentCommand(p.comment.body ?? "");
       if (!command) return;
-      const { gateway, repo, token } = gatewayOf(context);
+      const { gateway, repo, token, installation } = gatewayOf(context);
       const number = p.issue.number;
       const comments = await gateway.listIssueComments(number);
       const found = findLedger(comments, appLogin);
@@ -211,9 +353,12 @@ export function terfynApp(options: AppOptions) {
         triggerAt: ledger.since ?? "",
         gateway,
         token,
+        ...(installation !== undefined ? { installation } : {}),
       };
       if (command.kind === "status") {
         await reporter.update(ledger, { note: `Status asked by @${author}.` });
+        // A run the ledger says is working but no process runs (a restart) is found again.
+        if (!ledger.terminal && !ledger.gate) options.runner.recover?.(job, ledger, reporter);
         return;
       }
       const role = await gateway.collaboratorRole(author);

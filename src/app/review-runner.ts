@@ -17,21 +17,36 @@
  * URL. The repository's commands and the agents' tools run with a stripped environment, so they
  * never see it. Global config is /dev/null: the App's user config plays no part.
  *
+ * Each session holds the run directory's lock (src/adapters/fs/run-lock.ts, as `terfyn review`
+ * does), so one process works on a run at a time. A run left `running` by a process that is gone
+ * (a restart) is resumed, not abandoned: `interrupted()` lists them at startup and `recover`
+ * takes the dead process's lock over and runs the core again, which continues from its cursor
+ * and each agent step from its journal (the publishers' markers make a repeated publish post
+ * nothing twice). Each run's model calls are counted against a budget (`maxModelCalls`), kept in
+ * `model-spend.json` across sessions; the status comment shows the spend.
+ *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
  * accepted is appended to the run's approvals.jsonl and the run resumes, and the core checks
  * the hash again at the gate and inside every publisher.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
+import { FileRunLock, hostFacts, LOCK_NAME, RunLockHeldError } from "../adapters/fs/run-lock.ts";
 import { GIT_HARDENING } from "../adapters/git/branch-writer.ts";
 import { describeApiError } from "../adapters/github/client.ts";
-import { appEffects, LEFT_OUT_FILE, type LeftOut } from "../adapters/github/review-effects.ts";
+import {
+  appEffects,
+  LEFT_OUT_FILE,
+  type LeftOut,
+  readNotices,
+} from "../adapters/github/review-effects.ts";
 import type { Ledger } from "../core/app/triggers.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
@@ -39,8 +54,10 @@ import type { RunStatusDetails } from "../core/render/run-status.ts";
 import { runReview } from "../core/review/orchestrator.ts";
 import type { TerminalState } from "../core/review/phases.ts";
 import type { ReviewOutcome, ReviewRunState } from "../core/review/ports.ts";
+import { DEFAULT_LIMITS } from "../core/review/referee.ts";
 import { composeReport } from "../core/review/report.ts";
 import { DoctrineSteps } from "../core/review/steps.ts";
+import { type HostFacts, isStaleLock, parseLockOwner } from "../core/runs/run-lock.ts";
 import type { ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
@@ -61,6 +78,70 @@ export interface InProcessRunnerOptions {
   /** The environment the repository's commands' variables are read from. Default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   commandTimeoutMs?: number;
+  /**
+   * Model calls one run may make over all its sessions (TERFYN_APP_MAX_MODEL_CALLS). Default:
+   * `defaultModelBudget(agents)`, every agent step a run can take at its agent's maxTurns.
+   */
+  maxModelCalls?: number;
+  /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
+  lockFacts?: HostFacts;
+}
+
+/**
+ * The most model calls a run can need: each agent step the doctrine can take, at its agent's
+ * `maxTurns`. A run decides once, and per plan round (the first and each escalation, at most
+ * `maxEscalations`) plans, writes the red tests and builds up to `maxIterations` times.
+ */
+export function defaultModelBudget(agents: ResolvedProject, limits = DEFAULT_LIMITS): number {
+  const turns = (name: string) => agents.agents.get(name)?.maxTurns ?? agents.defaults.maxTurns;
+  const rounds = 1 + limits.maxEscalations;
+  return (
+    turns("Decider") +
+    rounds * (turns("Planner") + turns("TestWriter") + limits.maxIterations * turns("Builder"))
+  );
+}
+
+/** A run's model spend so far (kept in `<run>/model-spend.json` across its sessions). */
+export interface ModelSpend {
+  calls: number;
+  limit: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The spend as one sentence: the calls, and the tokens when the model reported them. */
+export function describeSpend(s: ModelSpend): string {
+  const tokens =
+    s.input_tokens + s.output_tokens > 0
+      ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens`
+      : "";
+  return `${s.calls} of ${s.limit} model calls${tokens}`;
+}
+
+/**
+ * The model port counted: every call (a failed one too) is added to the run's spend before it
+ * is sent, and once the spend reaches the budget the next call is refused, so the agent fails
+ * and the run ends stuck with the spend in its reason. Turns the journals replay on a resume
+ * never reach the model, so they cost nothing.
+ */
+function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>): ModelPort {
+  return {
+    async turn(request) {
+      if (spend.calls >= spend.limit)
+        throw new Error(
+          `the run's model-call budget is spent (${describeSpend(spend)}; TERFYN_APP_MAX_MODEL_CALLS)`,
+        );
+      spend.calls++;
+      await save();
+      const answer = await model.turn(request);
+      if (answer.usage) {
+        spend.input_tokens += answer.usage.input_tokens;
+        spend.output_tokens += answer.usage.output_tokens;
+        await save();
+      }
+      return answer;
+    },
+  };
 }
 
 const SAFE_RUN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -69,6 +150,8 @@ const SAFE_BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,250}$/;
 export interface InProcessRunner extends ReviewRunner {
   /** Resolves when no session is running or queued (tests; a graceful shutdown). */
   idle(): Promise<void>;
+  /** The runs this process may resume: `running`, no session here, no live process's lock. */
+  interrupted(): Promise<SavedJob[]>;
   /** Where a run's files are. */
   paths(run: string): RunPaths;
 }
@@ -80,16 +163,19 @@ export interface RunPaths {
   worktree: string;
   gitDir: string;
   job: string;
+  spend: string;
 }
 
 /** What the runner keeps about a job between sessions (never a token). */
-interface SavedJob {
+export interface SavedJob {
   repo: { owner: string; repo: string };
   pullRequest: number;
   head: string;
   run: string;
   triggerAt: string;
   branch: string;
+  /** The App's installation on the repository (to reach GitHub again after a restart). */
+  installation?: number;
 }
 
 export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
@@ -118,6 +204,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       worktree: join(base, "worktree"),
       gitDir: join(base, "git"),
       job: join(base, "job.json"),
+      spend: join(base, "model-spend.json"),
     };
   };
 
@@ -224,18 +311,81 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return token ? gitAuthEnv(new URL(url).origin, token) : {};
   };
 
+  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now);
+  const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
+
+  const readSpend = async (p: RunPaths): Promise<ModelSpend> => {
+    try {
+      const v = JSON.parse(await readFile(p.spend, "utf8")) as Partial<ModelSpend>;
+      return {
+        calls: Number(v.calls) || 0,
+        limit: budget,
+        input_tokens: Number(v.input_tokens) || 0,
+        output_tokens: Number(v.output_tokens) || 0,
+      };
+    } catch {
+      return { calls: 0, limit: budget, input_tokens: 0, output_tokens: 0 };
+    }
+  };
+
+  /**
+   * The run directory's lock (the CLI's, src/adapters/fs/run-lock.ts): one process works on a
+   * run at a time; a lock whose process is gone (the App restarted) is taken over. Undefined
+   * when a live process holds it.
+   */
+  const lockRun = (p: RunPaths, run: string) => {
+    mkdirSync(p.run, { recursive: true });
+    try {
+      return locks.acquire(p.run, `terfyn app ${run}`);
+    } catch (e) {
+      if (e instanceof RunLockHeldError) return undefined;
+      throw e;
+    }
+  };
+
   const cloneUrl = (job: RunJob) =>
     o.cloneUrl?.(job) ?? `https://github.com/${job.repo.owner}/${job.repo.repo}.git`;
 
-  /** Runs the core until it pauses or ends, and reports that on the status comment. */
-  const session = async (saved: SavedJob, job: RunJob, reporter: RunReporter) => {
+  /**
+   * Runs the core until it pauses or ends, and reports that on the status comment. The run's
+   * lock is held throughout; when a live process holds it, nothing is done (that process is
+   * working on the run). `before` runs once the lock is held.
+   */
+  const session = async (
+    saved: SavedJob,
+    job: RunJob,
+    reporter: RunReporter,
+    before?: () => Promise<void>,
+  ) => {
     const p = paths(saved.run);
+    const lock = lockRun(p, saved.run);
+    if (!lock) {
+      log(`run ${saved.run} is held by another process; this one leaves it alone`);
+      return;
+    }
+    try {
+      await before?.();
+      await lockedSession(saved, job, reporter, p, () => lock.verify());
+    } finally {
+      lock.release();
+    }
+  };
+
+  const lockedSession = async (
+    saved: SavedJob,
+    job: RunJob,
+    reporter: RunReporter,
+    p: RunPaths,
+    verify: () => void,
+  ) => {
     const auth = await tokenEnv(cloneUrl(job), job);
     let outcome: ReviewOutcome;
     let store: ReviewRunStore;
+    const spend = await readSpend(p);
     try {
       if (!existsSync(p.clone)) await clone(cloneUrl(job), saved.branch, p, auth);
       store = await ReviewRunStore.open(p.run);
+      store.guard = verify;
       const progress = (l: string) => log(`${saved.run}: ${l}`);
       const effects = appEffects({
         gateway: job.gateway,
@@ -249,7 +399,10 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         runDir: p.run,
         git: gitOptions(auth),
         agents: o.agents,
-        model: await o.model(),
+        model: budgeted(await o.model(), spend, async () => {
+          verify();
+          await writeFile(p.spend, `${JSON.stringify(spend)}\n`);
+        }),
         progress,
         ...(o.env ? { env: o.env } : {}),
         ...(o.commandTimeoutMs ? { commandTimeoutMs: o.commandTimeoutMs } : {}),
@@ -275,11 +428,18 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       head: saved.head,
       phase: "intake",
     };
-    const report = (await store.read("report.md")) ?? "";
+    let report = (await store.read("report.md")) ?? "";
     const leftOut = await readLeftOut(p);
+    const notices = await readNotices(p.run);
+    if (notices.length > 0 && !report.includes("## On GitHub")) {
+      report = `${report.trimEnd()}\n\n## On GitHub\n\n${notices.map((n) => `- ${n}`).join("\n")}\n`;
+      await store.write("report.md", report);
+    }
     const details: RunStatusDetails = {
       report,
+      spend: describeSpend(spend),
       ...(leftOut.length > 0 ? { leftOut } : {}),
+      ...(notices.length > 0 ? { notices } : {}),
     };
     if (outcome.status === "awaiting-approval") {
       await reporter.update(
@@ -326,6 +486,105 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       while (chains.size > 0) await Promise.allSettled([...chains.values()]);
     },
 
+    claim(key) {
+      // One directory per pull request head (hashed: the key holds `/`); never a run id (those
+      // never start with a dot).
+      const dir = join(o.runsDir, ".claims", createHash("sha256").update(key).digest("hex"));
+      mkdirSync(dir, { recursive: true });
+      try {
+        return locks.acquire(dir, `terfyn app label ${key}`);
+      } catch (e) {
+        if (e instanceof RunLockHeldError) return undefined;
+        throw e;
+      }
+    },
+
+    async interrupted() {
+      const out: SavedJob[] = [];
+      const names = await readdir(o.runsDir).catch(() => [] as string[]);
+      for (const name of names.sort()) {
+        if (!SAFE_RUN.test(name) || chains.has(name)) continue;
+        const p = paths(name);
+        if (!existsSync(p.job)) continue;
+        try {
+          const state = JSON.parse(
+            await readFile(join(p.run, "state.json"), "utf8").catch(() => "{}"),
+          );
+          if (state.status === "ended" || state.status === "awaiting-approval") continue;
+          const owner = lockOwner(p);
+          if (owner && !isStaleLock(owner, o.lockFacts ?? hostFacts)) continue;
+          out.push(await readSaved(p));
+        } catch (e) {
+          log(`cannot tell whether run ${name} was interrupted: ${(e as Error).message}`);
+        }
+      }
+      return out;
+    },
+
+    recover(job, ledger, reporter) {
+      if (chains.has(job.run)) {
+        log(`run ${job.run} has a session in this process; nothing to recover`);
+        return;
+      }
+      enqueue(job, reporter, ledger, async () => {
+        const p = paths(job.run);
+        if (!existsSync(p.job)) {
+          await reporter.update(
+            { ...ledger, gate: undefined, hash: undefined, terminal: "stuck" },
+            {
+              note: "The run was interrupted (the App restarted while it worked) and its files are not in this App's runs directory, so it cannot be resumed; nothing more was done. Remove the label and add it again to start a new run.",
+            },
+          );
+          return;
+        }
+        const saved = await readSaved(p);
+        const state = await (await ReviewRunStore.open(p.run)).readState();
+        if (state?.status === "ended" && state.terminal) {
+          await cleanUp(p, true);
+          const report = (await readFile(join(p.run, "report.md"), "utf8").catch(() => "")) || "";
+          await reporter.update(
+            {
+              ...ledger,
+              phase: "report",
+              gate: undefined,
+              hash: undefined,
+              terminal: state.terminal,
+            },
+            { note: `${state.terminal}: ${state.reason ?? ""}`, ...(report ? { report } : {}) },
+          );
+          return;
+        }
+        if (state?.status === "awaiting-approval" && state.awaiting) {
+          if (ledger.gate === state.awaiting.gate && ledger.hash === state.awaiting.hash) return;
+          await reporter.update(
+            {
+              ...ledger,
+              phase: `gate-${state.awaiting.gate}`,
+              gate: state.awaiting.gate,
+              hash: state.awaiting.hash,
+              since: state.updated_at,
+            },
+            {
+              note: `The run waits at the ${state.awaiting.gate} gate for approval of ${state.awaiting.artifact} (${state.awaiting.hash}).`,
+            },
+          );
+          return;
+        }
+        // Running with no session here: the process that ran it is gone. The core resumes it
+        // from its cursor, and each agent step from its journal; the publishers post nothing
+        // twice (markers), so resuming is safe.
+        await session(saved, job, reporter, async () => {
+          log(`run ${job.run} was interrupted; resuming it in phase ${state?.phase ?? "intake"}`);
+          await reporter.update(
+            { ...ledger, phase: state?.phase ?? ledger.phase, gate: undefined, hash: undefined },
+            {
+              note: `The run was interrupted (the App restarted while it worked in phase ${state?.phase ?? "intake"}); it resumes where it stopped.`,
+            },
+          );
+        });
+      });
+    },
+
     start(job, reporter) {
       enqueue(job, reporter, ledgerOf(job), async () => {
         const p = paths(job.run);
@@ -345,6 +604,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           run: job.run,
           triggerAt: job.triggerAt,
           branch,
+          ...(job.installation !== undefined ? { installation: job.installation } : {}),
         };
         await mkdir(p.base, { recursive: true });
         await writeFile(p.job, `${JSON.stringify(saved, null, 2)}\n`);
@@ -404,6 +664,15 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
     },
   };
+}
+
+/** Who holds a run's lock, if anyone. */
+function lockOwner(p: RunPaths) {
+  try {
+    return parseLockOwner(readFileSync(join(p.run, LOCK_NAME), "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 async function readLeftOut(

@@ -5,7 +5,8 @@
  * TERFYN_APP_RUNS_DIR (default: the OS temp directory's terfyn-app-runs; it must survive
  * between webhook events, so point it at a persistent disk); the agents' models come from
  * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
- * with. TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead. To host
+ * with. TERFYN_APP_MAX_MODEL_CALLS bounds each run's model calls (default: every agent step a run
+ * can take at its agent's maxTurns). TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead. To host
  * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
 import { run } from "probot";
@@ -25,6 +26,19 @@ if (!appSlug) {
   process.exit(1);
 }
 
+/** TERFYN_APP_MAX_MODEL_CALLS: a positive integer, or unset for the default. */
+function modelCallBudget(v: string | undefined): number | undefined {
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write(
+      `terfyn app: TERFYN_APP_MAX_MODEL_CALLS must be a positive integer, not ${JSON.stringify(v)}\n`,
+    );
+    process.exit(1);
+  }
+  return n;
+}
+
 async function runner(slug: string): Promise<ReviewRunner> {
   if (process.env.TERFYN_APP_RUNNER === "unwired") return unwiredRunner;
   const validation = validateProject((await readProjectDirectory(agentsProjectDir())).files);
@@ -37,6 +51,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.stderr.write(
       "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
+  const maxModelCalls = modelCallBudget(process.env.TERFYN_APP_MAX_MODEL_CALLS);
   return inProcessRunner({
     appSlug: slug,
     runsDir: defaultRunsDir(process.env),
@@ -50,6 +65,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
       });
     },
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
+    ...(maxModelCalls ? { maxModelCalls } : {}),
   });
 }
 

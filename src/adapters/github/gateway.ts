@@ -41,6 +41,7 @@ export const ALLOWED_ROUTES: readonly string[] = [
   "GET /repos/{owner}/{repo}/compare/{basehead}",
   "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions",
   "POST /repos/{owner}/{repo}/issues",
+  "GET /repos/{owner}/{repo}/issues",
   "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
 ];
 
@@ -151,6 +152,13 @@ export interface GitHubGateway {
   graphql<T>(document: string, variables: Record<string, unknown>): Promise<T>;
   /** A reaction on the pull request (issue), e.g. 👀 when a run starts. */
   addReaction(issue: number, content: "eyes" | "rocket" | "confused"): Promise<void>;
+  /**
+   * The issues (never pull requests) `creator` opened, open or closed, with their bodies: where
+   * the ticket publisher finds its markers again when the run's own record of them is gone.
+   */
+  listIssuesBy(
+    creator: string,
+  ): Promise<{ number: number; url: string; author: string; body: string }[]>;
   /** A new issue (a ticket for an out-of-scope review item). */
   createIssue(title: string, body: string): Promise<{ number: number; url: string }>;
   /** workflow_dispatch of a workflow file on a ref, with string inputs. */
@@ -286,6 +294,22 @@ export function gatewayForClient(
     },
     async addReaction(issue, content) {
       await client.rest.reactions.createForIssue({ ...repo, issue_number: issue, content });
+    },
+    async listIssuesBy(creator) {
+      const items = await client.paginate(client.rest.issues.listForRepo, {
+        ...repo,
+        creator,
+        state: "all",
+        per_page: 100,
+      });
+      return items
+        .filter((i) => !i.pull_request)
+        .map((i) => ({
+          number: i.number,
+          url: i.html_url,
+          author: i.user?.login ?? "",
+          body: i.body ?? "",
+        }));
     },
     async createIssue(title, body) {
       const r = await client.rest.issues.create({ ...repo, title, body });

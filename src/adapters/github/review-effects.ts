@@ -15,7 +15,9 @@
  *   `<!-- terfyn:reply run=… item=… hash=… -->`; replies whose marker the App already posted are
  *   not posted again (a resumed or redelivered publish);
  * - tickets: an issue per ticket with a hidden `terfyn:ticket` marker, recorded in the run
- *   directory as each is created, so a repeated publish creates none twice.
+ *   directory as each is created and looked for among the App's issues on GitHub before one is
+ *   created, so a repeated publish creates none twice even when the run directory was lost;
+ *   issues disabled (HTTP 410) leaves the tickets unopened with a notice, never fails the run.
  *
  * Every publisher calls the publish gate check itself first. Nothing here resolves a thread,
  * minimizes a comment or force-pushes; the gateway refuses those requests anyway.
@@ -78,6 +80,8 @@ export interface AppEffectsConfig {
 export const LEFT_OUT_FILE = "github-left-out.json";
 /** The tickets created so far, by marker (not an artifact). */
 export const TICKETS_FILE = "github-tickets.json";
+/** What a publisher could not do without failing the run (issues disabled), one line each. */
+export const NOTICES_FILE = "github-notices.json";
 
 /** A GitHub call whose failure becomes one clear sentence (the run's reason when it ends there). */
 async function api<T>(what: string, f: () => Promise<T>): Promise<T> {
@@ -290,6 +294,21 @@ class ThreadReplies implements ReplyPublisher {
   }
 }
 
+/** Every ticket marker in a text. */
+const TICKET_MARKERS = /<!-- terfyn:ticket [^>]*-->/g;
+
+/** Whether an API failure is GitHub's "issues are disabled on this repository". */
+function issuesDisabled(e: unknown): boolean {
+  return (e as { status?: unknown })?.status === 410;
+}
+
+/**
+ * The run's tickets as issues. Before creating one, the publisher looks for its marker first in
+ * the run's own record (TICKETS_FILE), then on GitHub among the issues the App opened (open or
+ * closed), so a rerun whose run directory was lost still opens nothing twice. Issues disabled
+ * on the repository (HTTP 410) is not fatal: the commit and the replies are already published;
+ * the tickets left unopened are written to NOTICES_FILE for the status comment and the report.
+ */
 class IssueTickets implements TicketPublisher {
   constructor(private readonly a: AppEffectsConfig) {}
 
@@ -301,27 +320,78 @@ class IssueTickets implements TicketPublisher {
     }
   }
 
+  /** The ticket markers on issues the App opened, with their issue numbers. */
+  private async onGitHub(): Promise<Map<string, number>> {
+    const login = `${this.a.appSlug}[bot]`;
+    const found = new Map<string, number>();
+    // Only the App's own issues (the API's creator filter): a marker copied into someone else's
+    // issue proves nothing.
+    for (const issue of await this.a.gateway.listIssuesBy(login)) {
+      for (const m of issue.body.matchAll(TICKET_MARKERS))
+        if (!found.has(m[0])) found.set(m[0], issue.number);
+    }
+    return found;
+  }
+
   async publish(artifact: PublishArtifact, text: string, approvals: readonly ApprovalEntry[]) {
     assertGate("publish", text, approvals);
     const hash = artifactHash(text);
     const created = await this.created();
+    const save = async () => {
+      await mkdir(this.a.runDir, { recursive: true });
+      await writeFile(join(this.a.runDir, TICKETS_FILE), `${JSON.stringify(created, null, 2)}\n`);
+    };
+    let remote: Map<string, number> | undefined;
     let count = 0;
-    for (const t of artifact.tickets) {
+    for (const [i, t] of artifact.tickets.entries()) {
       const marker = ticketMarker(this.a.run, t.item, hash);
-      if (created[marker] === undefined) {
-        const issue = await api(`creating the ticket for ${t.item}`, () =>
-          this.a.gateway.createIssue(
-            defused(t.title).slice(0, 256),
-            `${defused(t.body)}\n\nFrom the review of #${this.a.pullRequest} (review thread ${t.item}), run \`${this.a.run}\`.\n\n${marker}`,
-          ),
+      let what = "looking for the App's earlier tickets among the repository's issues";
+      try {
+        if (created[marker] === undefined) {
+          remote ??= await this.onGitHub();
+          what = `creating the ticket for ${t.item}`;
+          const existing = remote.get(marker);
+          if (existing !== undefined) {
+            this.a.progress(`ticket for ${t.item} already open as #${existing}; not opened again`);
+            created[marker] = existing;
+          } else {
+            const issue = await this.a.gateway.createIssue(
+              defused(t.title).slice(0, 256),
+              `${defused(t.body)}\n\nFrom the review of #${this.a.pullRequest} (review thread ${t.item}), run \`${this.a.run}\`.\n\n${marker}`,
+            );
+            created[marker] = issue.number;
+          }
+          await save();
+        }
+      } catch (e) {
+        if (!issuesDisabled(e)) throw new Error(describeApiError(e, what));
+        const left = artifact.tickets.slice(i).map((x) => x.item);
+        await this.notice(
+          `Issues are disabled on this repository (HTTP 410): ${left.length} ticket${left.length === 1 ? " was" : "s were"} not opened (${left.join(", ")}); the commit and the replies were published.`,
         );
-        created[marker] = issue.number;
-        await mkdir(this.a.runDir, { recursive: true });
-        await writeFile(join(this.a.runDir, TICKETS_FILE), `${JSON.stringify(created, null, 2)}\n`);
+        this.a.progress(`issues are disabled: ${left.length} ticket(s) not opened`);
+        return count;
       }
       count++;
     }
     return count;
+  }
+
+  private async notice(line: string): Promise<void> {
+    const file = join(this.a.runDir, NOTICES_FILE);
+    const list = await readNotices(this.a.runDir);
+    if (!list.includes(line)) list.push(line);
+    await writeFile(file, `${JSON.stringify(list, null, 2)}\n`);
+  }
+}
+
+/** What the publishers could not do without failing the run (for the status comment). */
+export async function readNotices(runDir: string): Promise<string[]> {
+  try {
+    const v = JSON.parse(await readFile(join(runDir, NOTICES_FILE), "utf8")) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
   }
 }
 

@@ -36,6 +36,8 @@ export interface LabelEvent {
 export type LabelDecision =
   | { action: "start" }
   | { action: "ignore"; reason: string }
+  /** A run already on this head: start nothing, but let the runner find it again if it was interrupted. */
+  | { action: "existing"; reason: string }
   | { action: "needs-role" }
   | { action: "decline"; reason: string };
 
@@ -51,7 +53,7 @@ export function decideLabel(e: LabelEvent): LabelDecision {
     };
   if (e.current && !e.current.terminal && e.current.head === e.head)
     return {
-      action: "ignore",
+      action: "existing",
       reason: `run ${e.current.run} is already working on ${e.head.slice(0, 12)}`,
     };
   if (e.role === undefined) return { action: "needs-role" };

@@ -14,6 +14,10 @@ export interface RunStatusDetails {
   leftOut?: readonly { comment: string; author: string; reason: string }[];
   /** The run's report.md, at a terminal state. */
   report?: string;
+  /** What the publishers could not do without failing the run (issues disabled). */
+  notices?: readonly string[];
+  /** The run's model spend so far, one sentence. */
+  spend?: string;
   runUrl?: string;
 }
 
@@ -42,6 +46,11 @@ export function renderRunStatus(l: Ledger, d: RunStatusDetails = {}): string {
       lines.push(`- comment ${mdCode(c.comment)} by ${mdCode(c.author)}: ${mdText(c.reason)}`);
     if (d.leftOut.length > 20) lines.push(`- … and ${d.leftOut.length - 20} more`);
   }
+  if (d.notices && d.notices.length > 0) {
+    lines.push("", "**Not published:**");
+    for (const n of d.notices.slice(0, 20)) lines.push(`- ${mdText(n)}`);
+  }
+  if (d.spend) lines.push("", `Model spend: ${mdText(d.spend)}.`);
   if (d.report)
     lines.push(
       "",
