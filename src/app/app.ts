@@ -82,8 +82,38 @@ export interface ReviewRunner {
   interrupted?(): Promise<InterruptedRun[]>;
 }
 
+/**
+ * Where a review run executes: in this process (the runner), or on the repository's own GitHub
+ * Actions runners, dispatched as `workflow_dispatch` of `workflow` on the default branch with
+ * the pull request and its head as inputs (the Action's `mode: review-fix` runs it).
+ */
+export type Placement = { kind: "in-process" } | { kind: "actions"; workflow: string };
+
+export const DEFAULT_WORKFLOW = "terfyn-review-fix.yml";
+
+/**
+ * TERFYN_APP_PLACEMENT (in-process, the default, or actions) and TERFYN_APP_WORKFLOW (a workflow
+ * file name under .github/workflows, default terfyn-review-fix.yml). Throws on anything else.
+ */
+export function placementFromEnv(env: Record<string, string | undefined>): Placement {
+  const kind = env.TERFYN_APP_PLACEMENT?.trim() || "in-process";
+  if (kind === "in-process") return { kind };
+  if (kind !== "actions")
+    throw new Error(
+      `TERFYN_APP_PLACEMENT must be in-process or actions, not ${JSON.stringify(env.TERFYN_APP_PLACEMENT)}`,
+    );
+  const workflow = env.TERFYN_APP_WORKFLOW?.trim() || DEFAULT_WORKFLOW;
+  if (!/^[A-Za-z0-9_.-]+\.ya?ml$/.test(workflow) || workflow.startsWith("."))
+    throw new Error(
+      `TERFYN_APP_WORKFLOW must be a workflow file name under .github/workflows (e.g. ${DEFAULT_WORKFLOW}), not ${JSON.stringify(env.TERFYN_APP_WORKFLOW)}`,
+    );
+  return { kind, workflow };
+}
+
 export interface AppOptions {
   runner: ReviewRunner;
+  /** Where runs execute (default in-process). */
+  placement?: Placement;
   /** The App's slug (its bot login is `<slug>[bot]`). */
   appSlug: string;
   now?: () => Date;
@@ -226,8 +256,13 @@ export function terfynApp(options: AppOptions) {
   const appLogin = `${options.appSlug}[bot]`;
   const now = options.now ?? (() => new Date());
   const claims = new Set<string>();
+  const placement: Placement = options.placement ?? { kind: "in-process" };
+  // Runs placed on Actions are never resumed in this process: the webhook handler keeps none.
+  const recover =
+    placement.kind === "actions" ? undefined : options.runner.recover?.bind(options.runner);
   return (app: Probot) => {
-    if (options.runner.interrupted) void recoverInterrupted(app, options.runner, appLogin);
+    if (options.runner.interrupted && placement.kind === "in-process")
+      void recoverInterrupted(app, options.runner, appLogin);
     app.on("pull_request.labeled", async (context) => {
       const p = context.payload;
       const pr = p.pull_request;
@@ -282,7 +317,7 @@ export function terfynApp(options: AppOptions) {
         if (decision.action === "existing" && current) {
           context.log.info(`terfyn: ${decision.reason}`);
           // A redelivery starts nothing; a run left working by a restart is found again.
-          options.runner.recover?.(
+          recover?.(
             {
               repo,
               pullRequest: pr.number,
@@ -306,6 +341,10 @@ export function terfynApp(options: AppOptions) {
           return;
         }
         await gateway.addReaction(pr.number, "eyes");
+        if (placement.kind === "actions") {
+          await dispatch(placement.workflow, ledger, reporter);
+          return;
+        }
         await reporter.update(ledger, { note: "The run started: reading the review threads." });
         options.runner.start(
           {
@@ -320,6 +359,47 @@ export function terfynApp(options: AppOptions) {
             ...(installation !== undefined ? { installation } : {}),
           },
           reporter,
+        );
+      }
+
+      /**
+       * The run goes to the repository's own runners: one workflow_dispatch on the default
+       * branch (the workflow file there, never the pull request's copy of it), the pull request
+       * and head as inputs. The status comment links the workflow's runs; nothing runs here.
+       */
+      async function dispatch(workflow: string, ledger: Ledger, reporter: RunReporter) {
+        const ref = (p.repository as { default_branch?: string }).default_branch ?? "";
+        const runsUrl = `https://github.com/${repo.owner}/${repo.repo}/actions/workflows/${encodeURIComponent(workflow)}`;
+        if (ref === "") {
+          await reporter.update(
+            { ...ledger, terminal: "stuck" },
+            {
+              note: "The repository's default branch is not in the event; nothing was dispatched.",
+            },
+          );
+          return;
+        }
+        try {
+          await gateway.dispatchWorkflow(workflow, ref, {
+            "pull-request": String(pr.number),
+            "head-sha": pr.head.sha,
+          });
+        } catch (e) {
+          await reporter.update(
+            { ...ledger, terminal: "stuck" },
+            {
+              note: `${describeApiError(e, `dispatching the workflow ${workflow} on ${ref}`)}. The workflow file must be on the default branch with a workflow_dispatch trigger (docs/github-app-placement.md), and the App needs the actions: write permission.`,
+              runUrl: runsUrl,
+            },
+          );
+          return;
+        }
+        await reporter.update(
+          { ...ledger, phase: "dispatched" },
+          {
+            note: `The run was dispatched to GitHub Actions: the workflow ${workflow} on ${ref}, for head ${pr.head.sha.slice(0, 12)}. Follow it in the workflow's runs (the link below).`,
+            runUrl: runsUrl,
+          },
         );
       }
     });
@@ -358,7 +438,7 @@ export function terfynApp(options: AppOptions) {
       if (command.kind === "status") {
         await reporter.update(ledger, { note: `Status asked by @${author}.` });
         // A run the ledger says is working but no process runs (a restart) is found again.
-        if (!ledger.terminal && !ledger.gate) options.runner.recover?.(job, ledger, reporter);
+        if (!ledger.terminal && !ledger.gate) recover?.(job, ledger, reporter);
         return;
       }
       const role = await gateway.collaboratorRole(author);

@@ -6,7 +6,10 @@
  * between webhook events, so point it at a persistent disk); the agents' models come from
  * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
  * with. TERFYN_APP_MAX_MODEL_CALLS bounds each run's model calls (default: every agent step a run
- * can take at its agent's maxTurns). TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead. To host
+ * can take at its agent's maxTurns). TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead.
+ * TERFYN_APP_PLACEMENT=actions runs nothing here: a label dispatches the workflow
+ * TERFYN_APP_WORKFLOW (default terfyn-review-fix.yml) on the default branch, and the Action's
+ * `mode: review-fix` runs it on the repository's runners (docs/github-app-placement.md). To host
  * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
 import { run } from "probot";
@@ -14,7 +17,7 @@ import { readProjectDirectory } from "../adapters/fs/read-project.ts";
 import { ModelRouter } from "../adapters/models/model-router.ts";
 import { ScriptedModel } from "../adapters/models/model-script.ts";
 import { validateProject } from "../core/validate.ts";
-import { type ReviewRunner, terfynApp } from "./app.ts";
+import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { agentsProjectDir, defaultRunsDir, inProcessRunner } from "./review-runner.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
@@ -39,8 +42,18 @@ function modelCallBudget(v: string | undefined): number | undefined {
   return n;
 }
 
+let placement: Placement;
+try {
+  placement = placementFromEnv(process.env);
+} catch (e) {
+  process.stderr.write(`terfyn app: ${(e as Error).message}\n`);
+  process.exit(1);
+}
+
 async function runner(slug: string): Promise<ReviewRunner> {
-  if (process.env.TERFYN_APP_RUNNER === "unwired") return unwiredRunner;
+  // Placed on Actions, this process executes no run: no agents, no model key, no run files.
+  if (process.env.TERFYN_APP_RUNNER === "unwired" || placement.kind === "actions")
+    return unwiredRunner;
   const validation = validateProject((await readProjectDirectory(agentsProjectDir())).files);
   if (!validation.ok) {
     process.stderr.write("terfyn app: the review-response agents do not validate\n");
@@ -69,4 +82,4 @@ async function runner(slug: string): Promise<ReviewRunner> {
   });
 }
 
-await run(terfynApp({ appSlug, runner: await runner(appSlug) }));
+await run(terfynApp({ appSlug, placement, runner: await runner(appSlug) }));

@@ -1,0 +1,190 @@
+/**
+ * Placement (issue 12 item 7): with `placement: actions` a writer's label dispatches the run onto
+ * the repository's own runners (one workflow_dispatch on the default branch, the pull request
+ * and head as inputs) instead of running it in process. Real webhook payloads through
+ * `probot.receive`, GitHub as the nock fake, every request checked against the OpenAPI fixture.
+ */
+import nock from "nock";
+import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "../src/app/app.ts";
+import { parseLedger } from "../src/core/app/triggers.ts";
+import { API, fixture, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
+import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+
+// biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON
+type Loose = Record<string, any>;
+
+const HEAD = "1".repeat(40);
+const SLUG = "terfyn-test";
+const APP = `${SLUG}[bot]`;
+const WORKFLOW = "terfyn-review-fix.yml";
+const ACTIONS: Placement = { kind: "actions", workflow: WORKFLOW };
+
+function recordingRunner() {
+  const calls: string[] = [];
+  const runner: ReviewRunner = {
+    start: (job) => calls.push(`start ${job.pullRequest} ${job.head}`),
+    approve: (_job, _l, by) => calls.push(`approve ${by.login}`),
+    stop: (_job, _l, reason) => calls.push(`stop ${reason}`),
+    recover: (job) => calls.push(`recover ${job.run}`),
+    interrupted: async () => {
+      calls.push("interrupted");
+      return [];
+    },
+  };
+  return { runner, calls };
+}
+
+/** The dispatch route on the fake: records each request's workflow and body. */
+function dispatches(status = 204) {
+  const seen: { workflow: string; body: Loose }[] = [];
+  nock(API)
+    .persist()
+    .post(new RegExp(`^/repos/${OWNER}/${REPO}/actions/workflows/[^/]+/dispatches$`))
+    .reply((uri, body) => {
+      seen.push({
+        workflow: decodeURIComponent(uri.split("/").slice(-2)[0] as string),
+        body: body as Loose,
+      });
+      return status === 204 ? [204, ""] : [status, { message: "Not Found" }];
+    });
+  return seen;
+}
+
+async function receive(name: string, payload: Loose, runner: ReviewRunner, placement?: Placement) {
+  const probot = new Probot({
+    githubToken: "test",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    logLevel: "fatal",
+  });
+  probot.load(
+    terfynApp({
+      appSlug: SLUG,
+      runner,
+      ...(placement ? { placement } : {}),
+      now: () => new Date("2026-12-01T10:00:00Z"),
+    }),
+  );
+  const rec = recordRequests();
+  try {
+    await probot.receive({ id: "d-1", name: name as "pull_request", payload: payload as never });
+  } finally {
+    rec.stop();
+  }
+  expect(rec.problems).toEqual([]);
+  return rec.requests;
+}
+
+function labeled(): Loose {
+  const p = fixture("pull_request.labeled") as Loose;
+  p.number = 7;
+  p.pull_request.number = 7;
+  p.pull_request.head.sha = HEAD;
+  p.pull_request.head.ref = "feature";
+  p.pull_request.user.login = "alice";
+  p.label = { ...(p.label ?? {}), name: "terfyn:review-fix" };
+  p.sender = { ...p.sender, login: "maria", type: "User" };
+  p.repository.name = REPO;
+  p.repository.owner.login = OWNER;
+  p.repository.full_name = `${OWNER}/${REPO}`;
+  p.repository.default_branch = "main";
+  p.pull_request.base.repo.full_name = `${OWNER}/${REPO}`;
+  p.pull_request.head.repo.full_name = `${OWNER}/${REPO}`;
+  return p;
+}
+
+const writer = { maria: { role_name: "write", permission: "write" } };
+
+describe("placement: actions", () => {
+  it("a writer's label sends one workflow_dispatch on the default branch with the pull request and head; nothing runs in process", async () => {
+    const gh = fakeGitHub({ me: APP, roles: writer });
+    const seen = dispatches();
+    const r = recordingRunner();
+    const requests = await receive("pull_request", labeled(), r.runner, ACTIONS);
+    gh.done();
+    expect(seen).toEqual([
+      {
+        workflow: WORKFLOW,
+        body: { ref: "main", inputs: { "pull-request": "7", "head-sha": HEAD } },
+      },
+    ]);
+    expect(
+      requests.filter((q) => q.path.endsWith("/dispatches")).map((q) => `${q.method} ${q.path}`),
+    ).toEqual([`POST /repos/${OWNER}/${REPO}/actions/workflows/${WORKFLOW}/dispatches`]);
+    expect(r.calls).toEqual([]);
+    const status = gh.comments.find((c) => c.user.login === APP);
+    expect(status?.body).toContain("dispatched to GitHub Actions");
+    expect(status?.body).toContain(
+      `(https://github.com/${OWNER}/${REPO}/actions/workflows/${WORKFLOW})`,
+    );
+    expect(parseLedger(status?.body ?? "")).toMatchObject({
+      pull_request: 7,
+      head: HEAD,
+      phase: "dispatched",
+    });
+    expect(parseLedger(status?.body ?? "")?.terminal).toBeUndefined();
+  });
+
+  it("by default (in-process) the same label starts the runner and dispatches nothing", async () => {
+    const gh = fakeGitHub({ me: APP, roles: writer });
+    const seen = dispatches();
+    const r = recordingRunner();
+    await receive("pull_request", labeled(), r.runner);
+    gh.done();
+    expect(seen).toEqual([]);
+    expect(r.calls).toEqual(["interrupted", `start 7 ${HEAD}`]);
+  });
+
+  it("a dispatch GitHub refuses (no such workflow) ends the run stuck with the cause, and nothing runs in process", async () => {
+    const gh = fakeGitHub({ me: APP, roles: writer });
+    const seen = dispatches(404);
+    const r = recordingRunner();
+    await receive("pull_request", labeled(), r.runner, ACTIONS);
+    gh.done();
+    expect(seen).toHaveLength(1);
+    expect(r.calls).toEqual([]);
+    const status = gh.comments.find((c) => c.user.login === APP);
+    expect(parseLedger(status?.body ?? "")?.terminal).toBe("stuck");
+    expect(status?.body).toContain("HTTP 404");
+    expect(status?.body).toContain("workflow\\_dispatch");
+  });
+
+  it("a redelivered label for a dispatched run dispatches nothing more and resumes nothing in process", async () => {
+    const ledger = { run: "pr7-abc", pull_request: 7, head: HEAD, phase: "dispatched" };
+    const marker = `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ledger)).toString("base64url")} -->`;
+    const gh = fakeGitHub({
+      me: APP,
+      roles: writer,
+      comments: [{ ...humanComment(APP, `${marker}\nstatus`), user: { login: APP, type: "Bot" } }],
+    });
+    const seen = dispatches();
+    const r = recordingRunner();
+    await receive("pull_request", labeled(), r.runner, ACTIONS);
+    gh.done();
+    expect(seen).toEqual([]);
+    expect(r.calls).toEqual([]);
+  });
+});
+
+describe("TERFYN_APP_PLACEMENT and TERFYN_APP_WORKFLOW", () => {
+  it("default in-process; actions with the default or a named workflow file", () => {
+    expect(placementFromEnv({})).toEqual({ kind: "in-process" });
+    expect(placementFromEnv({ TERFYN_APP_PLACEMENT: "actions" })).toEqual(ACTIONS);
+    expect(
+      placementFromEnv({ TERFYN_APP_PLACEMENT: "actions", TERFYN_APP_WORKFLOW: "review.yaml" }),
+    ).toEqual({ kind: "actions", workflow: "review.yaml" });
+  });
+  it("anything else is refused with the setting's name", () => {
+    expect(() => placementFromEnv({ TERFYN_APP_PLACEMENT: "lambda" })).toThrow(
+      /TERFYN_APP_PLACEMENT must be in-process or actions/,
+    );
+    for (const bad of ["../x.yml", "a/b.yml", "x.sh", ".yml"])
+      expect(() =>
+        placementFromEnv({ TERFYN_APP_PLACEMENT: "actions", TERFYN_APP_WORKFLOW: bad }),
+      ).toThrow(/TERFYN_APP_WORKFLOW must be a workflow file name/);
+  });
+});
