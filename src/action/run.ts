@@ -21,8 +21,37 @@ export interface RunOptions {
 const PULL_REQUEST_EVENTS = ["pull_request", "pull_request_target"];
 const EVENTS = [...PULL_REQUEST_EVENTS, "issue_comment", "merge_group", "push"];
 
+/** The input `mode`: plan (the default: plan the pull request) or review-fix (review-fix.ts). */
+const MODES = ["plan", "review-fix"];
+
 export async function run(options: RunOptions = {}): Promise<void> {
   try {
+    const mode = core.getInput("mode").trim() || "plan";
+    if (!MODES.includes(mode)) {
+      core.setFailed(
+        `terfyn: input \`mode\` must be plan or review-fix, not ${JSON.stringify(mode)}`,
+      );
+      return;
+    }
+    if (mode === "review-fix") {
+      const [{ reviewFix }, { createGateway }] = await Promise.all([
+        import("./review-fix.ts"),
+        import("../adapters/github/gateway.ts"),
+      ]);
+      const failed = await reviewFix(
+        (name) => core.getInput(name),
+        process.env,
+        (token, repo) =>
+          createGateway(token, repo, {
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            ...(options.retries !== undefined ? { retries: options.retries } : {}),
+            log: (m) => core.info(m),
+          }),
+        (line) => core.info(line),
+      );
+      core.setFailed(`terfyn: ${failed}`);
+      return;
+    }
     const settings = readSettings((name) => core.getInput(name));
     const eventName = process.env.GITHUB_EVENT_NAME ?? "";
     if (!EVENTS.includes(eventName) && settings.pullRequest === undefined) {

@@ -1,0 +1,139 @@
+/**
+ * The Action's `mode: review-fix` (the run the App dispatches with `placement: actions`), from
+ * source: the inputs are validated, the head checked against the pull request by the API, and
+ * every failure is one clear message with no write to GitHub. A valid dispatch fails as not
+ * implemented yet. Requests are recorded and checked against the OpenAPI fixture.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../src/action/run.ts";
+import { API, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
+import { fakeGitHub } from "./helpers/fake-github.ts";
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+
+const HEAD = "a".repeat(40);
+
+async function runReviewFix(inputs: Record<string, string>) {
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith("INPUT_")) delete process.env[k];
+  Object.assign(process.env, {
+    GITHUB_EVENT_NAME: "workflow_dispatch",
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_WORKSPACE: mkdtempSync(join(tmpdir(), "terfyn-review-fix-")),
+    GITHUB_API_URL: "https://api.github.com",
+    "INPUT_GITHUB-TOKEN": "test-token",
+    INPUT_MODE: "review-fix",
+  });
+  for (const [k, v] of Object.entries(inputs)) process.env[`INPUT_${k.toUpperCase()}`] = v;
+  const rec = recordRequests();
+  const writes: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((c: string | Uint8Array) => {
+    writes.push(typeof c === "string" ? c : Buffer.from(c).toString());
+    return true;
+  }) as typeof process.stdout.write;
+  const exitCode = process.exitCode;
+  try {
+    await run({ fetch: globalThis.fetch, retries: 0 });
+  } finally {
+    process.stdout.write = write;
+    rec.stop();
+    process.env = saved;
+  }
+  const failed = process.exitCode === 1;
+  process.exitCode = exitCode;
+  expect(rec.problems).toEqual([]);
+  const errors = writes.join("").match(/^::error::.*$/gm) ?? [];
+  return { failed, errors, requests: rec.requests.map((r) => `${r.method} ${r.path}`) };
+}
+
+describe("mode: review-fix", () => {
+  const badInputs: [string, Record<string, string>, RegExp][] = [
+    ["no pull request", { "head-sha": HEAD }, /input `pull-request`: a pull request number/],
+    ["pull request 0", { "pull-request": "0", "head-sha": HEAD }, /positive integer/],
+    ["pull request -3", { "pull-request": "-3", "head-sha": HEAD }, /positive integer/],
+    ["pull request 7.5", { "pull-request": "7.5", "head-sha": HEAD }, /positive integer/],
+    ["no head", { "pull-request": "7" }, /input `head-sha`: .*40 hex digits/],
+    ["a short head", { "pull-request": "7", "head-sha": "abc123" }, /40 hex digits/],
+    ["a non-hex head", { "pull-request": "7", "head-sha": "g".repeat(40) }, /40 hex digits/],
+  ];
+  for (const [name, inputs, message] of badInputs) {
+    it(`${name}: fails with a message naming the input, and sends nothing`, async () => {
+      const gh = fakeGitHub({ pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" } });
+      const r = await runReviewFix(inputs);
+      gh.done();
+      expect(r.failed).toBe(true);
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors[0]).toMatch(message);
+      expect(r.requests).toEqual([]);
+    });
+  }
+
+  it("a head that is no longer the pull request's: fails saying both, after one read and no write", async () => {
+    const gh = fakeGitHub({
+      pr: { headSha: "c".repeat(40), baseSha: "b".repeat(40), author: "alice" },
+    });
+    const r = await runReviewFix({ "pull-request": "7", "head-sha": HEAD });
+    gh.done();
+    expect(r.failed).toBe(true);
+    expect(r.errors[0]).toMatch(/head is cccccccccccc, not the dispatched aaaaaaaaaaaa/);
+    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+  });
+
+  it("a pull request that does not exist: fails with the API's answer and writes nothing", async () => {
+    const gh = fakeGitHub({});
+    const r = await runReviewFix({ "pull-request": "7", "head-sha": HEAD });
+    gh.done();
+    expect(r.failed).toBe(true);
+    expect(r.errors[0]).toMatch(/reading pull request #7 failed \(HTTP 404/);
+    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+  });
+
+  it("a valid dispatch (the head is current, upper-case hex accepted) fails as not implemented yet, writing nothing", async () => {
+    const gh = fakeGitHub({ pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" } });
+    const r = await runReviewFix({ "pull-request": "7", "head-sha": HEAD.toUpperCase() });
+    gh.done();
+    expect(r.failed).toBe(true);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]).toMatch(/mode review-fix is not implemented yet/);
+    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+  });
+
+  for (const [name, headRepo] of [
+    ["a fork's pull request", { full_name: `mallory/${REPO}` }],
+    ["a deleted fork's pull request", null],
+  ] as const) {
+    it(`${name}: fails as not runnable here, after one read and no write`, async () => {
+      nock(API)
+        .get(`/repos/${OWNER}/${REPO}/pulls/7`)
+        .reply(200, {
+          number: 7,
+          head: { sha: HEAD, repo: headRepo },
+          base: { sha: "b".repeat(40) },
+          user: { login: "mallory" },
+          merge_commit_sha: null,
+          labels: [],
+        });
+      const r = await runReviewFix({ "pull-request": "7", "head-sha": HEAD });
+      expect(r.failed).toBe(true);
+      expect(r.errors[0]).toMatch(
+        /comes from (the fork mallory\/agents|a fork that no longer exists)/,
+      );
+      expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+    });
+  }
+
+  it("an unknown mode fails before anything is read", async () => {
+    const gh = fakeGitHub({});
+    const r = await runReviewFix({ mode: "deploy" });
+    gh.done();
+    expect(r.failed).toBe(true);
+    expect(r.errors[0]).toMatch(/input `mode` must be plan or review-fix/);
+    expect(r.requests).toEqual([]);
+  });
+});
