@@ -1,0 +1,66 @@
+/**
+ * The example workflow in docs/github-app-placement.md is the one the App's dispatch fits: it
+ * triggers on workflow_dispatch with the two inputs the App sends, asks for exactly the four
+ * write scopes a run uses, queues per pull request, and passes the inputs to the Action's
+ * review-fix mode through `with:` (never a `run:` script), every key an input of action.yml.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { DEFAULT_WORKFLOW } from "../src/app/app.ts";
+
+/** A GitHub expression, `$` + `{{ e }}` (built, so no string holds a template placeholder). */
+const ex = (e: string) => ["$", `{{ ${e} }}`].join("");
+
+const root = join(import.meta.dirname, "..");
+const doc = readFileSync(join(root, "docs", "github-app-placement.md"), "utf8");
+const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+// biome-ignore lint/suspicious/noExplicitAny: a parsed workflow file
+const workflow = parse(blocks[0] ?? "") as Record<string, any>;
+const action = parse(readFileSync(join(root, "action.yml"), "utf8")) as {
+  inputs: Record<string, { default?: string }>;
+};
+
+describe("the placement workflow file (docs/github-app-placement.md)", () => {
+  it("is named as the App's default and dispatched with the inputs the App sends", () => {
+    expect(doc).toContain(`.github/workflows/${DEFAULT_WORKFLOW}`);
+    const inputs = workflow.on.workflow_dispatch.inputs;
+    expect(Object.keys(workflow.on)).toEqual(["workflow_dispatch"]);
+    expect(Object.keys(inputs).sort()).toEqual(["head-sha", "pull-request"]);
+    for (const i of Object.values(inputs) as { required: boolean }[]) expect(i.required).toBe(true);
+  });
+
+  it("asks for exactly contents, pull-requests, issues and checks write, nothing at the top", () => {
+    expect(workflow.permissions).toEqual({});
+    const jobs = Object.values(workflow.jobs) as Record<string, unknown>[];
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]?.permissions).toEqual({
+      contents: "write",
+      "pull-requests": "write",
+      issues: "write",
+      checks: "write",
+    });
+  });
+
+  it("queues one run per pull request", () => {
+    expect(workflow.concurrency.group).toContain(ex("inputs.pull-request"));
+    expect(workflow.concurrency["cancel-in-progress"]).toBe(false);
+  });
+
+  it("checks out and runs the Action in review-fix mode, inputs through with:, the key from secrets", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: workflow steps
+    const steps = (Object.values(workflow.jobs)[0] as any).steps as Record<string, any>[];
+    expect(steps.some((s) => String(s.uses).startsWith("actions/checkout@"))).toBe(true);
+    expect(steps.some((s) => "run" in s)).toBe(false);
+    const terfyn = steps.find((s) => String(s.uses).startsWith("terfyn/terfyn@"));
+    expect(terfyn?.with).toEqual({
+      mode: "review-fix",
+      "pull-request": ex("inputs.pull-request"),
+      "head-sha": ex("inputs.head-sha"),
+    });
+    expect(terfyn?.env).toEqual({ ANTHROPIC_API_KEY: ex("secrets.ANTHROPIC_API_KEY") });
+    for (const key of Object.keys(terfyn?.with ?? {})) expect(action.inputs).toHaveProperty(key);
+    expect(action.inputs.mode?.default).toBe("plan");
+  });
+});
