@@ -10,7 +10,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/action/run.ts";
-import { API, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
+import { API, OWNER, REPO, recordRequests, runAction } from "./helpers/action-harness.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -135,5 +135,23 @@ describe("mode: review-fix", () => {
     expect(r.failed).toBe(true);
     expect(r.errors[0]).toMatch(/input `mode` must be plan or review-fix/);
     expect(r.requests).toEqual([]);
+  });
+});
+
+describe("mode: review-fix in the bundled Action (dist/index.js)", () => {
+  it("a valid workflow_dispatch reads the pull request once and fails as not implemented yet", async () => {
+    const gh = fakeGitHub({ pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" } });
+    const r = await runAction({
+      event: "workflow_dispatch",
+      payload: { inputs: { "pull-request": "7", "head-sha": HEAD } },
+      workspace: mkdtempSync(join(tmpdir(), "terfyn-review-fix-")),
+      inputs: { mode: "review-fix", "pull-request": "7", "head-sha": HEAD },
+    });
+    gh.done();
+    expect(r.failed).toBe(true);
+    expect(r.stdout).toMatch(/::error::terfyn: mode review-fix is not implemented yet/);
+    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+      `GET /repos/${OWNER}/${REPO}/pulls/7`,
+    ]);
   });
 });
