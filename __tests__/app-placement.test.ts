@@ -170,6 +170,44 @@ describe("placement: actions", () => {
   });
 });
 
+function commented(body: string): Loose {
+  const p = fixture("issue_comment.created") as Loose;
+  p.issue.number = 7;
+  p.issue.pull_request = { url: `https://api.github.com/repos/${OWNER}/${REPO}/pulls/7` };
+  p.comment.body = body;
+  p.comment.user = { ...p.comment.user, login: "maria", type: "User" };
+  p.repository.name = REPO;
+  p.repository.owner.login = OWNER;
+  return p;
+}
+
+describe("comment commands on a dispatched run", () => {
+  const ledger = { run: "pr7-abc", pull_request: 7, head: HEAD, phase: "dispatched" };
+  const marker = `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ledger)).toString("base64url")} -->`;
+  for (const body of ["/terfyn stop", `/terfyn approve sha256:${"e".repeat(64)}`]) {
+    it(`${body.split(" ").slice(0, 2).join(" ")} reaches no runner here and says where the run is`, async () => {
+      const gh = fakeGitHub({
+        me: APP,
+        roles: writer,
+        pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" },
+        comments: [
+          { ...humanComment(APP, `${marker}\nstatus`), user: { login: APP, type: "Bot" } },
+        ],
+      });
+      const r = recordingRunner();
+      await receive("issue_comment", commented(body), r.runner, ACTIONS);
+      gh.done();
+      expect(r.calls).toEqual([]);
+      const reply = gh.comments.at(-1);
+      expect(reply?.body).toContain("executes in GitHub Actions");
+      expect(reply?.body).toContain(
+        `https://github.com/${OWNER}/${REPO}/actions/workflows/${WORKFLOW}`,
+      );
+      expect(parseLedger(gh.comments[0]?.body ?? "")?.terminal).toBeUndefined();
+    });
+  }
+});
+
 describe("TERFYN_APP_PLACEMENT and TERFYN_APP_WORKFLOW", () => {
   it("default in-process; actions with the default or a named workflow file", () => {
     expect(placementFromEnv({})).toEqual({ kind: "in-process" });

@@ -449,6 +449,16 @@ export function terfynApp(options: AppOptions) {
         );
         return;
       }
+      if (ledger.phase === "dispatched" && !ledger.terminal) {
+        // The run is on the repository's runners: no runner here holds it, so nothing here
+        // stops or resumes it (a stop would mark the ledger ended while the job still works).
+        const runs = `https://github.com/${repo.owner}/${repo.repo}/actions${placement.kind === "actions" ? `/workflows/${encodeURIComponent(placement.workflow)}` : ""}`;
+        await gateway.createIssueComment(
+          number,
+          `Run \`${ledger.run}\` executes in GitHub Actions; \`/terfyn ${command.kind}\` is not carried to a dispatched run yet. Cancel it from the workflow's runs: ${runs}`,
+        );
+        return;
+      }
       if (command.kind === "stop") {
         options.runner.stop(job, ledger, `stopped by @${author}`, reporter);
         return;
