@@ -58,7 +58,7 @@ import { DEFAULT_LIMITS } from "../core/review/referee.ts";
 import { composeReport } from "../core/review/report.ts";
 import { DoctrineSteps } from "../core/review/steps.ts";
 import { type HostFacts, isStaleLock, parseLockOwner } from "../core/runs/run-lock.ts";
-import type { ReviewRunner, RunJob, RunReporter } from "./app.ts";
+import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
   /** The App's slug: commits are `<slug>[bot]`'s, and its replies are recognised by it. */
@@ -166,17 +166,8 @@ export interface RunPaths {
   spend: string;
 }
 
-/** What the runner keeps about a job between sessions (never a token). */
-export interface SavedJob {
-  repo: { owner: string; repo: string };
-  pullRequest: number;
-  head: string;
-  run: string;
-  triggerAt: string;
-  branch: string;
-  /** The App's installation on the repository (to reach GitHub again after a restart). */
-  installation?: number;
-}
+/** What the runner keeps about a job between sessions (never a token): what a restart resumes. */
+export type SavedJob = InterruptedRun;
 
 export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const now = o.now ?? (() => new Date());
