@@ -3,12 +3,6 @@
  * exit 1, and reports anything unexpected as an internal error (stack trace only with --debug).
  */
 import { createInterface } from "node:readline/promises";
-import { ProjectNotFoundError } from "../adapters/fs/read-project.ts";
-import { RunDirectoryError } from "../adapters/fs/run-store.ts";
-import { StateFileError } from "../adapters/fs/state-file.ts";
-import { GitRevisionError } from "../adapters/git/read-revision.ts";
-import { ModelScriptError } from "../adapters/models/model-script.ts";
-import { ToolSetupError } from "../adapters/workspace/tool-router.ts";
 import { escapeTerminalText } from "../core/render/terminal-text.ts";
 import { type CliIo, UsageError, UserError } from "./io.ts";
 import { VERSION } from "./version.ts";
@@ -98,15 +92,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`terfyn ${message}\nRun \`terfyn ${first} --help\` for usage.\n`);
       return 1;
     }
-    if (
-      e instanceof UserError ||
-      e instanceof ProjectNotFoundError ||
-      e instanceof StateFileError ||
-      e instanceof RunDirectoryError ||
-      e instanceof ModelScriptError ||
-      e instanceof ToolSetupError ||
-      e instanceof GitRevisionError
-    ) {
+    if (await isUserFacing(e)) {
       io.stderr(`terfyn ${first}: ${message}\n`);
       return 1;
     }
@@ -116,6 +102,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     else io.stderr("(run again with --debug to see the stack trace)\n");
     return 1;
   }
+}
+
+/**
+ * Whether an error is the user's to fix (a message, exit 1) rather than a bug. The adapters'
+ * error classes are imported here only when an error happened: importing them when the CLI
+ * loads would evaluate their modules (YAML, zod, the engine) for every command, `--version`
+ * included; a module that threw is loaded already, so this costs nothing then.
+ */
+async function isUserFacing(e: unknown): Promise<boolean> {
+  if (e instanceof UserError) return true;
+  const classes = await Promise.all([
+    import("../adapters/fs/read-project.ts").then((m) => m.ProjectNotFoundError),
+    import("../adapters/fs/state-file.ts").then((m) => m.StateFileError),
+    import("../adapters/fs/run-store.ts").then((m) => m.RunDirectoryError),
+    import("../adapters/models/model-script.ts").then((m) => m.ModelScriptError),
+    import("../adapters/workspace/tool-router.ts").then((m) => m.ToolSetupError),
+    import("../adapters/git/read-revision.ts").then((m) => m.GitRevisionError),
+  ]);
+  return classes.some((c) => e instanceof c);
 }
 
 /**
