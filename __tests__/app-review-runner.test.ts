@@ -15,7 +15,7 @@ import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
-import { hostFacts } from "../src/adapters/fs/run-lock.ts";
+import { FileRunLock, hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../src/adapters/github/gateway.ts";
 import { appEffects, replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
@@ -470,6 +470,50 @@ describe("the App's in-process runner", () => {
       "PATCH /repos/octo-org/agents/issues/comments/N",
     ])
       expect(kinds).toContain(k);
+  }, 240_000);
+
+  it("an approval while another live process holds the run's lock is not recorded: the approvals log is written only under the lock", async () => {
+    const ex = build();
+    const gh = fakeGitHub({
+      me: APP,
+      roles: { maria: { role_name: "write", permission: "write" } },
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+    });
+    fakeGraphql(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    const runner = inProcessRunner({
+      appSlug: SLUG,
+      runsDir,
+      agents: await agents(),
+      model,
+      cloneUrl: () => ex.origin,
+      now: () => new Date(T0),
+      log: () => {},
+    });
+    const receive = probotWith(runner);
+    const rec = recordRequests();
+    try {
+      await receive("pull_request", labeled(ex));
+      await runner.idle();
+      const p = runner.paths(status(gh.comments).ledger.run);
+      const planHash = JSON.parse(readFileSync(join(p.run, "state.json"), "utf8")).awaiting.hash;
+      // Another live process (here: a lock this test holds) works on the run.
+      const held = new FileRunLock(hostFacts).acquire(p.run, "another terfyn process");
+      try {
+        await receive("issue_comment", commented(approval(gh.comments, planHash)));
+        await runner.idle();
+        expect(existsSync(join(p.run, "approvals.jsonl"))).toBe(false);
+        expect(JSON.parse(readFileSync(join(p.run, "state.json"), "utf8"))).toMatchObject({
+          status: "awaiting-approval",
+          awaiting: { gate: "plan", hash: planHash },
+        });
+      } finally {
+        held.release();
+      }
+    } finally {
+      rec.stop();
+      gh.done();
+    }
   }, 240_000);
 
   it("a failure outside the core (the clone) ends the run stuck with the reason, never an unhandled rejection", async () => {

@@ -340,13 +340,13 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   /**
    * Runs the core until it pauses or ends, and reports that on the status comment. The run's
    * lock is held throughout; when a live process holds it, nothing is done (that process is
-   * working on the run). `before` runs once the lock is held.
+   * working on the run). `before` runs once the lock is held; when it returns false, nothing more.
    */
   const session = async (
     saved: SavedJob,
     job: RunJob,
     reporter: RunReporter,
-    before?: () => Promise<void>,
+    before?: () => Promise<boolean | undefined | void>,
   ) => {
     const p = paths(saved.run);
     const lock = lockRun(p, saved.run);
@@ -355,7 +355,8 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       return;
     }
     try {
-      await before?.();
+      // `before` may decide there is nothing to run (an approval of something the run does not await).
+      if ((await before?.()) === false) return;
       await lockedSession(saved, job, reporter, p, () => lock.verify());
     } finally {
       lock.release();
@@ -607,30 +608,39 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       enqueue(job, reporter, ledger, async () => {
         const p = paths(ledger.run);
         const saved = await readSaved(p);
-        const store = await ReviewRunStore.open(p.run);
-        const state = await store.readState();
-        const awaiting = state?.status === "awaiting-approval" ? state.awaiting : undefined;
-        // The approval the App accepted must be of exactly what this run awaits.
-        if (!state || !awaiting || awaiting.gate !== ledger.gate || awaiting.hash !== ledger.hash) {
-          await reporter.update(ledger, {
-            note: `The approval by @${by.login} was not recorded: the run does not await ${ledger.hash ?? "anything"} (it is ${state?.status ?? "unknown"}${state?.awaiting ? `, awaiting ${state.awaiting.hash}` : ""}).`,
+        // The approval is checked and recorded under the run's lock: never while another
+        // process works on the run (it could be past this gate, or about to read the log).
+        await session(saved, job, reporter, async () => {
+          const store = await ReviewRunStore.open(p.run);
+          const state = await store.readState();
+          const awaiting = state?.status === "awaiting-approval" ? state.awaiting : undefined;
+          // The approval the App accepted must be of exactly what this run awaits.
+          if (
+            !state ||
+            !awaiting ||
+            awaiting.gate !== ledger.gate ||
+            awaiting.hash !== ledger.hash
+          ) {
+            await reporter.update(ledger, {
+              note: `The approval by @${by.login} was not recorded: the run does not await ${ledger.hash ?? "anything"} (it is ${state?.status ?? "unknown"}${state?.awaiting ? `, awaiting ${state.awaiting.hash}` : ""}).`,
+            });
+            return false;
+          }
+          await store.appendApproval({
+            gate: awaiting.gate,
+            hash: awaiting.hash,
+            approved_at: now().toISOString(),
+            by: `@${by.login} (${by.role})`,
           });
-          return;
-        }
-        await store.appendApproval({
-          gate: awaiting.gate,
-          hash: awaiting.hash,
-          approved_at: now().toISOString(),
-          by: `@${by.login} (${by.role})`,
+          const resumed: Ledger = { ...ledger, phase: state.phase ?? ledger.phase };
+          delete resumed.gate;
+          delete resumed.hash;
+          delete resumed.since;
+          await reporter.update(resumed, {
+            note: `@${by.login} approved the ${awaiting.gate} gate (${awaiting.hash}); the run continues.`,
+          });
+          return true;
         });
-        const resumed: Ledger = { ...ledger, phase: state.phase ?? ledger.phase };
-        delete resumed.gate;
-        delete resumed.hash;
-        delete resumed.since;
-        await reporter.update(resumed, {
-          note: `@${by.login} approved the ${awaiting.gate} gate (${awaiting.hash}); the run continues.`,
-        });
-        await session(saved, job, reporter);
       });
     },
 
