@@ -282,25 +282,58 @@ function approval(comments: FakeComment[], hash: string): string {
   return c.body;
 }
 
+/** The in-process runner over the example's bare remote, in a fresh runs directory. */
+const exampleRunner = async (
+  ex: Example,
+  extra: Partial<Parameters<typeof inProcessRunner>[0]> = {},
+) =>
+  inProcessRunner({
+    appSlug: SLUG,
+    runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+    agents: await agents(),
+    model,
+    cloneUrl: () => ex.origin,
+    now: () => new Date(T0),
+    log: () => {},
+    ...extra,
+  });
+
+/** A pull request on the example where maria may write. */
+const writer = (ex: Example) =>
+  fakeGitHub({
+    me: APP,
+    roles: { maria: { role_name: "write", permission: "write" } },
+    pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+  });
+
+/** The App's effects for a run's directories, as a resumed publish builds them. */
+const runEffects = async (run: string, p: { clone: string; worktree: string; run: string }) =>
+  appEffects({
+    gateway: createGateway(
+      "t",
+      { owner: OWNER, repo: REPO },
+      { fetch: globalThis.fetch, retries: 0 },
+    ),
+    repo: { owner: OWNER, repo: REPO },
+    pullRequest: 7,
+    triggerAt: T0,
+    run,
+    appSlug: SLUG,
+    cloneDir: p.clone,
+    worktreeDir: p.worktree,
+    runDir: p.run,
+    git: {},
+    agents: await agents(),
+    model: await model(),
+    progress: () => {},
+  });
+
 describe("the App's in-process runner", () => {
   it("label → plan gate → approval → publish gate → approval → a fast-forward push, marked replies, a ticket, done", async () => {
     const ex = build();
-    const gh = fakeGitHub({
-      me: APP,
-      roles: { maria: { role_name: "write", permission: "write" } },
-      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-    });
+    const gh = writer(ex);
     const fake = fakeGraphql(ex);
-    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    const runner = inProcessRunner({
-      appSlug: SLUG,
-      runsDir,
-      agents: await agents(),
-      model,
-      cloneUrl: () => ex.origin,
-      now: () => new Date(T0),
-      log: () => {},
-    });
+    const runner = await exampleRunner(ex);
     const receive = probotWith(runner);
     const rec = recordRequests();
     try {
@@ -378,25 +411,7 @@ describe("the App's in-process runner", () => {
       expect(existsSync(join(p.run, "report.md"))).toBe(true);
 
       // A repeated publish of the same artifact (a resumed or redelivered one) posts nothing twice.
-      const effects = appEffects({
-        gateway: createGateway(
-          "t",
-          { owner: OWNER, repo: REPO },
-          { fetch: globalThis.fetch, retries: 0 },
-        ),
-        repo: { owner: OWNER, repo: REPO },
-        pullRequest: 7,
-        triggerAt: T0,
-        run,
-        appSlug: SLUG,
-        cloneDir: p.clone,
-        worktreeDir: p.worktree,
-        runDir: p.run,
-        git: {},
-        agents: await agents(),
-        model: await model(),
-        progress: () => {},
-      });
+      const effects = await runEffects(run, p);
       const artifact = JSON.parse(publishText) as PublishArtifact;
       const approvals = [
         { gate: "publish" as const, hash: publishHash, approved_at: LATER, by: "@maria" },
@@ -474,22 +489,9 @@ describe("the App's in-process runner", () => {
 
   it("an approval while another live process holds the run's lock is not recorded: the approvals log is written only under the lock", async () => {
     const ex = build();
-    const gh = fakeGitHub({
-      me: APP,
-      roles: { maria: { role_name: "write", permission: "write" } },
-      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-    });
+    const gh = writer(ex);
     fakeGraphql(ex);
-    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    const runner = inProcessRunner({
-      appSlug: SLUG,
-      runsDir,
-      agents: await agents(),
-      model,
-      cloneUrl: () => ex.origin,
-      now: () => new Date(T0),
-      log: () => {},
-    });
+    const runner = await exampleRunner(ex);
     const receive = probotWith(runner);
     const rec = recordRequests();
     try {
@@ -518,19 +520,9 @@ describe("the App's in-process runner", () => {
 
   it("a failure outside the core (the clone) ends the run stuck with the reason, never an unhandled rejection", async () => {
     const ex = build();
-    const gh = fakeGitHub({
-      me: APP,
-      roles: { maria: { role_name: "write", permission: "write" } },
-      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-    });
-    const runner = inProcessRunner({
-      appSlug: SLUG,
-      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
-      agents: await agents(),
-      model,
+    const gh = writer(ex);
+    const runner = await exampleRunner(ex, {
       cloneUrl: () => join(ex.origin, "..", "no-such-remote.git"),
-      now: () => new Date(T0),
-      log: () => {},
     });
     const receive = probotWith(runner);
     try {
@@ -546,21 +538,9 @@ describe("the App's in-process runner", () => {
 
   it("a GitHub API failure during the run (403 on the review threads) ends it with the reason on the status comment", async () => {
     const ex = build();
-    const gh = fakeGitHub({
-      me: APP,
-      roles: { maria: { role_name: "write", permission: "write" } },
-      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-    });
+    const gh = writer(ex);
     fakeGraphql(ex, { failThreads: 403 });
-    const runner = inProcessRunner({
-      appSlug: SLUG,
-      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
-      agents: await agents(),
-      model,
-      cloneUrl: () => ex.origin,
-      now: () => new Date(T0),
-      log: () => {},
-    });
+    const runner = await exampleRunner(ex);
     const receive = probotWith(runner);
     const rec = recordRequests();
     try {
@@ -588,24 +568,6 @@ async function until(f: () => boolean, ms = 90_000): Promise<void> {
 }
 
 describe("the App's runner: budgets, restarts and one run per head", () => {
-  const setup = async (ex: Example, extra: Partial<Parameters<typeof inProcessRunner>[0]> = {}) =>
-    inProcessRunner({
-      appSlug: SLUG,
-      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
-      agents: await agents(),
-      model,
-      cloneUrl: () => ex.origin,
-      now: () => new Date(T0),
-      log: () => {},
-      ...extra,
-    });
-  const writer = (ex: Example) =>
-    fakeGitHub({
-      me: APP,
-      roles: { maria: { role_name: "write", permission: "write" } },
-      pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-    });
-
   it("the default model-call budget is every agent step a run can take at its agent's maxTurns", async () => {
     // Decider once; per plan round (1 + 2 re-plans): Planner, TestWriter, 5 Builder iterations.
     expect(defaultModelBudget(await agents())).toBe(12 + 3 * (12 + 12 + 5 * 12));
@@ -615,8 +577,14 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     const ex = build();
     const gh = writer(ex);
     const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    const a = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
-    const b = await setup(ex, { runsDir, cloneUrl: () => join(ex.origin, "..", "none.git") });
+    const a = await exampleRunner(ex, {
+      runsDir,
+      cloneUrl: () => join(ex.origin, "..", "none.git"),
+    });
+    const b = await exampleRunner(ex, {
+      runsDir,
+      cloneUrl: () => join(ex.origin, "..", "none.git"),
+    });
     try {
       await Promise.all([
         probotWith(a)("pull_request", labeled(ex)),
@@ -634,7 +602,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     const ex = build();
     const gh = writer(ex);
     fakeGraphql(ex);
-    const runner = await setup(ex, { maxModelCalls: 1 });
+    const runner = await exampleRunner(ex, { maxModelCalls: 1 });
     try {
       await probotWith(runner)("pull_request", labeled(ex));
       await runner.idle();
@@ -657,7 +625,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
     // The first App process: its Planner never answers (the process is about to die).
     let hung = false;
-    const first = await setup(ex, {
+    const first = await exampleRunner(ex, {
       runsDir,
       model: async () => {
         const m = await model();
@@ -688,7 +656,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     };
     // Another App process while the first still lives: the run's lock is held; nothing happens.
     const otherCalls: string[] = [];
-    const other = await setup(ex, { runsDir, model: counting(otherCalls) });
+    const other = await exampleRunner(ex, { runsDir, model: counting(otherCalls) });
     expect(await other.interrupted()).toEqual([]);
     await probotWith(other)("pull_request", labeled(ex));
     await other.idle();
@@ -698,7 +666,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     // The App restarted: the first process's pid is gone. At startup the run is resumed.
     const lines: string[] = [];
     const calls: string[] = [];
-    const restarted = await setup(ex, {
+    const restarted = await exampleRunner(ex, {
       runsDir,
       model: counting(calls),
       lockFacts: { host: hostFacts.host, pidAlive: () => false },
@@ -723,15 +691,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
 describe("the App's runner at publish: what GitHub refuses", () => {
   /** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
   async function throughPublish(ex: Example, gh: ReturnType<typeof fakeGitHub>) {
-    const runner = inProcessRunner({
-      appSlug: SLUG,
-      runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
-      agents: await agents(),
-      model,
-      cloneUrl: () => ex.origin,
-      now: () => new Date(T0),
-      log: () => {},
-    });
+    const runner = await exampleRunner(ex);
     const receive = probotWith(runner);
     await receive("pull_request", labeled(ex));
     await runner.idle();
@@ -778,25 +738,7 @@ describe("the App's runner at publish: what GitHub refuses", () => {
       delete opts.failReply;
       const publishText = readFileSync(join(p.run, "publish.json"), "utf8");
       const hash = artifactHash(publishText);
-      const effects = appEffects({
-        gateway: createGateway(
-          "t",
-          { owner: OWNER, repo: REPO },
-          { fetch: globalThis.fetch, retries: 0 },
-        ),
-        repo: { owner: OWNER, repo: REPO },
-        pullRequest: 7,
-        triggerAt: T0,
-        run,
-        appSlug: SLUG,
-        cloneDir: p.clone,
-        worktreeDir: p.worktree,
-        runDir: p.run,
-        git: {},
-        agents: await agents(),
-        model: await model(),
-        progress: () => {},
-      });
+      const effects = await runEffects(run, p);
       expect(
         await effects.replies.publish(JSON.parse(publishText) as PublishArtifact, publishText, [
           { gate: "publish", hash, approved_at: LATER, by: "@maria" },

@@ -1,3 +1,4 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
 /**
  * `npm run mutate:doctrine`: removes each guard of the review doctrine in turn (a small source
  * edit), runs the test that should catch it, and restores the file. Every guard must be caught:

@@ -346,7 +346,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     saved: SavedJob,
     job: RunJob,
     reporter: RunReporter,
-    before?: () => Promise<boolean | undefined | void>,
+    before?: () => Promise<boolean>,
   ) => {
     const p = paths(saved.run);
     const lock = lockRun(p, saved.run);
@@ -356,7 +356,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     }
     try {
       // `before` may decide there is nothing to run (an approval of something the run does not await).
-      if ((await before?.()) === false) return;
+      if (before && !(await before())) return;
       await lockedSession(saved, job, reporter, p, () => lock.verify());
     } finally {
       lock.release();
@@ -573,6 +573,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
               note: `The run was interrupted (the App restarted while it worked in phase ${state?.phase ?? "intake"}); it resumes where it stopped.`,
             },
           );
+          return true;
         });
       });
     },

@@ -21,7 +21,7 @@ import {
 } from "./doctrine.ts";
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import { failureSignature, observedFailureClass } from "./failure-facts.ts";
-import type { ApprovalEntry } from "./gates.ts";
+import { type ApprovalEntry, artifactHash } from "./gates.ts";
 import { RunEnd } from "./phase.ts";
 import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
 import type { Verdict } from "./referee.ts";
@@ -73,10 +73,6 @@ const NAME_PLACEHOLDER = /<name>|\{\{name\}\}|\{name\}/g;
 /** The last lines of a command's output: the evidence a verdict carries. */
 export function outputTail(output: string, lines = 20): string {
   return output.split("\n").slice(-lines).join("\n");
-}
-
-function sha256(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
 /** A unified diff of one file against the head (binary or not UTF-8: named, not shown). */
@@ -643,15 +639,21 @@ export class DoctrineSteps implements ReviewSteps {
 
   /** A content id of what the run has changed: the same attempt twice has the same id. */
   private async attemptId(): Promise<string> {
+    const hashes = await this.contentHashes(await this.changedFiles());
+    return createHash("sha256").update(JSON.stringify(hashes)).digest("hex").slice(0, 16);
+  }
+
+  /** Each file's content hash in the work tree (null: it does not exist), sorted by path. */
+  private async contentHashes(
+    files: readonly string[],
+  ): Promise<NonNullable<PublishArtifact["content"]>> {
     const tree = await this.tree();
-    const h = createHash("sha256");
-    for (const file of await this.changedFiles()) {
-      const { worktree } = await tree.fileVersions(file);
-      h.update(
-        `${file}\0${worktree ? createHash("sha256").update(worktree).digest("hex") : "absent"}\0`,
-      );
+    const out: NonNullable<PublishArtifact["content"]> = [];
+    for (const path of [...files].sort()) {
+      const { worktree } = await tree.fileVersions(path);
+      out.push({ path, sha256: worktree ? artifactHash(worktree) : null });
     }
-    return h.digest("hex").slice(0, 16);
+    return out;
   }
 
   async currentHead(): Promise<string> {
@@ -708,20 +710,18 @@ export class DoctrineSteps implements ReviewSteps {
     files: readonly string[],
   ): Promise<Required<Pick<PublishArtifact, "content" | "diff">>> {
     const tree = await this.tree();
-    const content: NonNullable<PublishArtifact["content"]> = [];
     const patches: string[] = [];
     for (const path of [...files].sort()) {
       const { head, worktree } = await tree.fileVersions(path);
-      content.push({ path, sha256: worktree ? sha256(worktree) : null });
       patches.push(textPatch(path, head, worktree));
     }
-    return { content, diff: patches.join("") };
+    return { content: await this.contentHashes(files), diff: patches.join("") };
   }
 
   /** The files whose content is no longer what the publish artifact bound (edited after composing). */
   async changedSinceComposed(artifact: PublishArtifact): Promise<string[]> {
     if (!artifact.content) return [];
-    const { content } = await this.contentOf(artifact.content.map((c) => c.path));
+    const content = await this.contentHashes(artifact.content.map((c) => c.path));
     const now = new Map(content.map((c) => [c.path, c.sha256]));
     const bound = new Set(artifact.content.map((c) => c.path));
     return [
