@@ -14,6 +14,7 @@ import {
   buildReviewExample,
   commitAgentsMd,
   git,
+  localSteps,
   reviewStartArgs,
   reviewState,
 } from "./helpers/review-run.ts";
@@ -161,20 +162,7 @@ describe("terfyn review (local mode)", () => {
 
   it("an edited plan.json after approval needs a fresh approval", async () => {
     const b = build();
-    await runTerfyn(
-      [
-        "review",
-        "--repo",
-        b.repo,
-        "--request",
-        b.request,
-        "--run-dir",
-        b.runDir,
-        "--model-script",
-        join(EXAMPLE, "model-script.yaml"),
-      ],
-      b.repo,
-    );
+    await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
     const first = state(b.runDir).awaiting.hash;
     await runTerfyn(["approve", "--run", b.runDir, "--hash", first], b.repo);
     const planPath = join(b.runDir, "plan.json");
@@ -410,17 +398,7 @@ describe("terfyn review: SIGKILL between phases", () => {
     "killed right after %s, then resumed: done, one commit, no phase repeated, no approval asked twice",
     async (artifact) => {
       const b = build();
-      const base = [
-        "review",
-        "--repo",
-        b.repo,
-        "--request",
-        b.request,
-        "--run-dir",
-        b.runDir,
-        "--model-script",
-        join(EXAMPLE, "model-script.yaml"),
-      ];
+      const base = startArgs(b, join(EXAMPLE, "model-script.yaml"));
       let killed = false;
       let approvalsAsked = 0;
       let r = cli(base, { TERFYN_TEST_KILL_AFTER_ARTIFACT: artifact });
@@ -482,28 +460,6 @@ describe("terfyn review --sweep", () => {
     expect(state(join(root, "fresh")).status).toBe("running");
   });
 });
-
-/** The core's steps over local mode's effects, outside a run: the worktree prepared at the request's head. */
-async function localSteps(b: { repo: string; request: string; runDir: string }) {
-  const { localEffects } = await import("../src/adapters/review/local-effects.ts");
-  const { DoctrineSteps } = await import("../src/core/review/steps.ts");
-  const fx = localEffects({
-    repoDir: b.repo,
-    requestFile: b.request,
-    runDir: b.runDir,
-    agents: undefined as never,
-    model: undefined as never,
-    progress: () => {},
-  });
-  const requestText = readFileSync(b.request, "utf8");
-  const files = {
-    read: async (n: string) => (n === "request.json" ? requestText : undefined),
-    write: async () => {},
-    size: async () => undefined,
-  };
-  await fx.tree.prepare(JSON.parse(requestText).head);
-  return { steps: new DoctrineSteps(fx, { files }), root: fx.tree.root() };
-}
 
 describe("extend-only files in local mode", () => {
   it("the local steps report a shortened extend-only file, and accept one only added to", async () => {

@@ -11,6 +11,7 @@ import {
   approveAndResume,
   buildReviewExample,
   git,
+  localSteps,
   reviewStartArgs,
   reviewState as state,
 } from "./helpers/review-run.ts";
@@ -116,40 +117,18 @@ describe("the publish gate binds bytes", () => {
     const b = buildWithRemote();
     expect((await start(b)).code).toBe(2);
     await approveAndResume(b, "publish");
-    const { localEffects } = await import("../src/adapters/review/local-effects.ts");
-    const { DoctrineSteps } = await import("../src/core/review/steps.ts");
+    const { steps, root } = await localSteps(b);
     const { artifactHash } = await import("../src/core/review/gates.ts");
-    const fx = localEffects({
-      repoDir: b.repo,
-      requestFile: b.request,
-      runDir: b.runDir,
-      agents: undefined as never,
-      model: undefined as never,
-      progress: () => {},
-    });
-    const files = {
-      read: async (n: string) => {
-        try {
-          return readFileSync(join(b.runDir, n), "utf8");
-        } catch {
-          return undefined;
-        }
-      },
-      write: async () => {},
-      size: async () => undefined,
-    };
-    const steps = new DoctrineSteps(fx, { files });
     const text = readFileSync(join(b.runDir, "publish.json"), "utf8");
     const approvals = [
       { gate: "publish" as const, hash: artifactHash(text), approved_at: "t", by: "test" },
     ];
-    await fx.tree.prepare(b.head);
-    const worktreeFile = join(fx.tree.root(), "src", "add.js");
+    const worktreeFile = join(root, "src", "add.js");
     writeFileSync(worktreeFile, "export const add = () => 0;\n");
     await expect(steps.publish(JSON.parse(text), text, approvals)).rejects.toThrow(
       "src/add.js changed after the publish artifact was composed and approved",
     );
     expect(git(b.repo, "rev-parse", `refs/heads/${b.branch}`)).toBe(b.head);
-    expect(git(fx.tree.root(), "rev-parse", "HEAD")).toBe(b.head);
+    expect(git(root, "rev-parse", "HEAD")).toBe(b.head);
   });
 });

@@ -91,3 +91,36 @@ export async function approveAndResume(
     if (stopAt && reviewState(b.runDir).awaiting.gate === stopAt) return r;
   }
 }
+
+/**
+ * The core's steps over local mode's effects, outside a run process: the run directory's files
+ * (or, before there is one, the request file as its request.json), the worktree prepared at the
+ * request's head. No model: for steps that run no agent.
+ */
+export async function localSteps(b: Pick<BuiltReview, "repo" | "request" | "runDir">) {
+  const { localEffects } = await import("../../src/adapters/review/local-effects.ts");
+  const { DoctrineSteps } = await import("../../src/core/review/steps.ts");
+  const fx = localEffects({
+    repoDir: b.repo,
+    requestFile: b.request,
+    runDir: b.runDir,
+    agents: undefined as never,
+    model: undefined as never,
+    progress: () => {},
+  });
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const files = {
+    read: async (n: string) =>
+      read(join(b.runDir, n)) ?? (n === "request.json" ? read(b.request) : undefined),
+    write: async () => {},
+    size: async () => undefined,
+  };
+  await fx.tree.prepare(JSON.parse(readFileSync(b.request, "utf8")).head);
+  return { steps: new DoctrineSteps(fx, { files }), fx, root: fx.tree.root() };
+}
