@@ -1,16 +1,20 @@
 /**
  * The Action's `mode: review-fix` (the run the App dispatches with `placement: actions`), from
  * source: the inputs are validated, the head checked against the pull request by the API, and
- * every failure is one clear message with no write to GitHub. A valid dispatch fails as not
- * implemented yet. Requests are recorded and checked against the OpenAPI fixture.
+ * every failure is one clear message with no write to GitHub; the bundled Action runs a valid
+ * dispatch to the plan gate (whole runs across jobs: action-review-fix-run.test.ts). Requests
+ * are recorded and checked against the OpenAPI fixture.
  */
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/action/run.ts";
+import { parseLedger } from "../src/core/app/triggers.ts";
 import { API, OWNER, REPO, recordRequests, runAction } from "./helpers/action-harness.ts";
+import { build, EXAMPLE, fakeGraphql } from "./helpers/app-example.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -61,6 +65,16 @@ describe("mode: review-fix", () => {
     ["no head", { "pull-request": "7" }, /input `head-sha`: .*40 hex digits/],
     ["a short head", { "pull-request": "7", "head-sha": "abc123" }, /40 hex digits/],
     ["a non-hex head", { "pull-request": "7", "head-sha": "g".repeat(40) }, /40 hex digits/],
+    [
+      "a run id with a slash",
+      { "pull-request": "7", "head-sha": HEAD, run: "a/b" },
+      /input `run` must be a run id/,
+    ],
+    [
+      "a run id like an option",
+      { "pull-request": "7", "head-sha": HEAD, run: "-x" },
+      /input `run` must be a run id/,
+    ],
   ];
   for (const [name, inputs, message] of badInputs) {
     it(`${name}: fails with a message naming the input, and sends nothing`, async () => {
@@ -91,16 +105,6 @@ describe("mode: review-fix", () => {
     gh.done();
     expect(r.failed).toBe(true);
     expect(r.errors[0]).toMatch(/reading pull request #7 failed \(HTTP 404/);
-    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
-  });
-
-  it("a valid dispatch (the head is current, upper-case hex accepted) fails as not implemented yet, writing nothing", async () => {
-    const gh = fakeGitHub({ pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" } });
-    const r = await runReviewFix({ "pull-request": "7", "head-sha": HEAD.toUpperCase() });
-    gh.done();
-    expect(r.failed).toBe(true);
-    expect(r.errors).toHaveLength(1);
-    expect(r.errors[0]).toMatch(/mode review-fix is not implemented yet/);
     expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
   });
 
@@ -139,19 +143,43 @@ describe("mode: review-fix", () => {
 });
 
 describe("mode: review-fix in the bundled Action (dist/index.js)", () => {
-  it("a valid workflow_dispatch reads the pull request once and fails as not implemented yet", async () => {
-    const gh = fakeGitHub({ pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" } });
+  it("a workflow_dispatch runs the review to the plan gate on the model script and keeps the run's files in refs/terfyn/runs/<run>", async () => {
+    const ex = build();
+    // GITHUB_SERVER_URL/<owner>/<repo>.git is the repository's git URL (as on GitHub Enterprise
+    // Server): here a directory holding the example's bare remote.
+    const server = mkdtempSync(join(tmpdir(), "terfyn-server-"));
+    mkdirSync(join(server, OWNER));
+    execFileSync("git", ["clone", "-q", "--bare", ex.origin, join(server, OWNER, `${REPO}.git`)]);
+    const origin = join(server, OWNER, `${REPO}.git`);
+    const gh = fakeGitHub({
+      me: "github-actions[bot]",
+      pr: { headSha: ex.head, baseSha: ex.base, author: "alice", headRef: "fix-add" },
+    });
+    fakeGraphql(ex, { slug: "github-actions" });
     const r = await runAction({
       event: "workflow_dispatch",
-      payload: { inputs: { "pull-request": "7", "head-sha": HEAD } },
+      payload: { inputs: { "pull-request": "7", "head-sha": ex.head } },
       workspace: mkdtempSync(join(tmpdir(), "terfyn-review-fix-")),
-      inputs: { mode: "review-fix", "pull-request": "7", "head-sha": HEAD },
+      inputs: { mode: "review-fix", "pull-request": "7", "head-sha": ex.head },
+      env: {
+        GITHUB_SERVER_URL: server,
+        TERFYN_MODEL_SCRIPT: join(EXAMPLE, "model-script.yaml"),
+      },
     });
     gh.done();
-    expect(r.failed).toBe(true);
-    expect(r.stdout).toMatch(/::error::terfyn: mode review-fix is not implemented yet/);
-    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
-      `GET /repos/${OWNER}/${REPO}/pulls/7`,
-    ]);
-  });
+    expect(r.failed, r.stdout).toBe(false);
+    expect(r.outputs["review-state"]).toBe("awaiting-approval");
+    const run = r.outputs["review-run"]!;
+    expect(run).toMatch(/^pr7-/);
+    const status = gh.comments.find((c) => c.user.login === "github-actions[bot]");
+    const ledger = parseLedger(status?.body ?? "");
+    expect(ledger).toMatchObject({ run, gate: "plan" });
+    expect(ledger?.state).toBe(
+      execFileSync("git", ["rev-parse", `refs/terfyn/runs/${run}`], {
+        cwd: origin,
+        encoding: "utf8",
+      }).trim(),
+    );
+    expect(r.outputs["comment-url"]).toBe(status?.html_url);
+  }, 120_000);
 });

@@ -109,7 +109,10 @@ describe("placement: actions", () => {
     expect(seen).toEqual([
       {
         workflow: WORKFLOW,
-        body: { ref: "main", inputs: { "pull-request": "7", "head-sha": HEAD } },
+        body: {
+          ref: "main",
+          inputs: { "pull-request": "7", "head-sha": HEAD, run: expect.stringMatching(/^pr7-/) },
+        },
       },
     ]);
     expect(
@@ -122,6 +125,7 @@ describe("placement: actions", () => {
       `(https://github.com/${OWNER}/${REPO}/actions/workflows/${WORKFLOW})`,
     );
     expect(parseLedger(status?.body ?? "")).toMatchObject({
+      run: seen[0]?.body.inputs.run,
       pull_request: 7,
       head: HEAD,
       phase: "dispatched",
@@ -184,28 +188,134 @@ function commented(body: string): Loose {
 describe("comment commands on a dispatched run", () => {
   const ledger = { run: "pr7-abc", pull_request: 7, head: HEAD, phase: "dispatched" };
   const marker = `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ledger)).toString("base64url")} -->`;
+  const appStatus = () => ({
+    ...humanComment(APP, `${marker}\nstatus`),
+    user: { login: APP, type: "Bot" },
+  });
+  const onRun = (extra: Partial<Parameters<typeof fakeGitHub>[0]> = {}) =>
+    fakeGitHub({
+      me: APP,
+      roles: { ...writer, tom: { role_name: "triage", permission: "triage" } },
+      pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" },
+      comments: [appStatus()],
+      ...extra,
+    });
+  const withDefault = (c: Loose) => {
+    c.repository.default_branch = "main";
+    return c;
+  };
+
   for (const body of ["/terfyn stop", `/terfyn approve sha256:${"e".repeat(64)}`]) {
-    it(`${body.split(" ").slice(0, 2).join(" ")} reaches no runner here and says where the run is`, async () => {
-      const gh = fakeGitHub({
-        me: APP,
-        roles: writer,
-        pr: { headSha: HEAD, baseSha: "b".repeat(40), author: "alice" },
-        comments: [
-          { ...humanComment(APP, `${marker}\nstatus`), user: { login: APP, type: "Bot" } },
-        ],
-      });
+    it(`a writer's ${body.split(" ").slice(0, 2).join(" ")} is passed on as a new dispatch for the run; no runner here`, async () => {
+      const gh = onRun();
+      const seen = dispatches();
       const r = recordingRunner();
-      await receive("issue_comment", commented(body), r.runner, ACTIONS);
+      await receive("issue_comment", withDefault(commented(body)), r.runner, ACTIONS);
       gh.done();
       expect(r.calls).toEqual([]);
-      const reply = gh.comments.at(-1);
-      expect(reply?.body).toContain("executes in GitHub Actions");
-      expect(reply?.body).toContain(
-        `https://github.com/${OWNER}/${REPO}/actions/workflows/${WORKFLOW}`,
-      );
-      expect(parseLedger(gh.comments[0]?.body ?? "")?.terminal).toBeUndefined();
+      expect(seen).toEqual([
+        {
+          workflow: WORKFLOW,
+          body: { ref: "main", inputs: { "pull-request": "7", "head-sha": HEAD, run: "pr7-abc" } },
+        },
+      ]);
+      // The App's comment says it was passed on; its ledger stays the dispatched run's.
+      expect(gh.comments).toHaveLength(1);
+      expect(gh.comments[0]?.body).toContain("was passed on to the run on GitHub Actions");
+      expect(parseLedger(gh.comments[0]?.body ?? "")).toMatchObject({
+        run: "pr7-abc",
+        phase: "dispatched",
+      });
     });
   }
+
+  it("the pull request's author's approval is not passed on", async () => {
+    const gh = onRun({ roles: { alice: { role_name: "write", permission: "write" } } });
+    const seen = dispatches();
+    const c = withDefault(commented(`/terfyn approve sha256:${"e".repeat(64)}`));
+    c.comment.user.login = "alice";
+    await receive("issue_comment", c, recordingRunner().runner, ACTIONS);
+    gh.done();
+    expect(seen).toEqual([]);
+    expect(gh.comments.at(-1)?.body).toContain("the pull request's author cannot approve");
+  });
+
+  it("a triage user's command is not passed on", async () => {
+    const gh = onRun();
+    const seen = dispatches();
+    const c = withDefault(commented("/terfyn stop"));
+    c.comment.user.login = "tom";
+    await receive("issue_comment", c, recordingRunner().runner, ACTIONS);
+    gh.done();
+    expect(seen).toEqual([]);
+    expect(gh.comments.at(-1)?.body).toContain("needs write or higher");
+  });
+
+  it("a dispatch GitHub refuses is said in a reply, and nothing else changes", async () => {
+    const gh = onRun();
+    const seen = dispatches(404);
+    await receive(
+      "issue_comment",
+      withDefault(commented("/terfyn stop")),
+      recordingRunner().runner,
+      ACTIONS,
+    );
+    gh.done();
+    expect(seen).toHaveLength(1);
+    expect(gh.comments.at(-1)?.body).toMatch(/was not passed on to run `pr7-abc`.*HTTP 404/);
+    expect(parseLedger(gh.comments[0]?.body ?? "")?.terminal).toBeUndefined();
+  });
+
+  it("a push to the branch is passed on (the job ends the run) and the App's ledger ends", async () => {
+    const gh = onRun();
+    const seen = dispatches();
+    const p = fixture("pull_request.synchronize") as Loose;
+    const moved = "2".repeat(40);
+    p.number = 7;
+    p.pull_request.number = 7;
+    p.pull_request.head.sha = moved;
+    p.repository.name = REPO;
+    p.repository.owner.login = OWNER;
+    p.repository.default_branch = "main";
+    const r = recordingRunner();
+    await receive("pull_request", p, r.runner, ACTIONS);
+    gh.done();
+    expect(r.calls).toEqual([]);
+    expect(seen.map((d) => d.body)).toEqual([
+      { ref: "main", inputs: { "pull-request": "7", "head-sha": moved, run: "pr7-abc" } },
+    ]);
+    const l = parseLedger(gh.comments[0]?.body ?? "");
+    expect(l).toMatchObject({ run: "pr7-abc", terminal: "stuck" });
+    expect(gh.comments[0]?.body).toContain("a push moved the branch");
+  });
+
+  it("a label after the workflow's status comment says the run ended starts a new run; before, it does not", async () => {
+    const ended = {
+      ...ledger,
+      phase: "report",
+      terminal: "done",
+      state: "3".repeat(40),
+    };
+    const actionsStatus = {
+      ...humanComment(
+        "github-actions[bot]",
+        `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ended)).toString("base64url")} -->\ndone`,
+      ),
+      user: { login: "github-actions[bot]", type: "Bot" },
+    };
+    let gh = onRun();
+    let seen = dispatches();
+    await receive("pull_request", labeled(), recordingRunner().runner, ACTIONS);
+    gh.done();
+    expect(seen).toEqual([]);
+    nock.cleanAll();
+    gh = onRun({ comments: [appStatus(), actionsStatus] });
+    seen = dispatches();
+    await receive("pull_request", labeled(), recordingRunner().runner, ACTIONS);
+    gh.done();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.body.inputs.run).not.toBe("pr7-abc");
+  });
 });
 
 describe("TERFYN_APP_PLACEMENT and TERFYN_APP_WORKFLOW", () => {

@@ -1,6 +1,6 @@
 /**
  * The example workflow in docs/github-app-placement.md is the one the App's dispatch fits: it
- * triggers on workflow_dispatch with the two inputs the App sends, asks for exactly the four
+ * triggers on workflow_dispatch with the three inputs the App sends, asks for exactly the four
  * write scopes a run uses, queues per pull request, and passes the inputs to the Action's
  * review-fix mode through `with:` (never a `run:` script), every key an input of action.yml.
  */
@@ -27,8 +27,10 @@ describe("the placement workflow file (docs/github-app-placement.md)", () => {
     expect(doc).toContain(`.github/workflows/${DEFAULT_WORKFLOW}`);
     const inputs = workflow.on.workflow_dispatch.inputs;
     expect(Object.keys(workflow.on)).toEqual(["workflow_dispatch"]);
-    expect(Object.keys(inputs).sort()).toEqual(["head-sha", "pull-request"]);
-    for (const i of Object.values(inputs) as { required: boolean }[]) expect(i.required).toBe(true);
+    expect(Object.keys(inputs).sort()).toEqual(["head-sha", "pull-request", "run"]);
+    expect(inputs["pull-request"].required).toBe(true);
+    expect(inputs["head-sha"].required).toBe(true);
+    expect(inputs.run.required).toBe(false);
   });
 
   it("asks for exactly contents, pull-requests, issues and checks write, nothing at the top", () => {
@@ -48,16 +50,17 @@ describe("the placement workflow file (docs/github-app-placement.md)", () => {
     expect(workflow.concurrency["cancel-in-progress"]).toBe(false);
   });
 
-  it("checks out and runs the Action in review-fix mode, inputs through with:, the key from secrets", () => {
+  it("runs the Action in review-fix mode (no checkout: the job clones the branch itself), inputs through with:, the key from secrets", () => {
     // biome-ignore lint/suspicious/noExplicitAny: workflow steps
     const steps = (Object.values(workflow.jobs)[0] as any).steps as Record<string, any>[];
-    expect(steps.some((s) => String(s.uses).startsWith("actions/checkout@"))).toBe(true);
+    expect(steps).toHaveLength(1);
     expect(steps.some((s) => "run" in s)).toBe(false);
     const terfyn = steps.find((s) => String(s.uses).startsWith("terfyn/terfyn@"));
     expect(terfyn?.with).toEqual({
       mode: "review-fix",
       "pull-request": ex("inputs.pull-request"),
       "head-sha": ex("inputs.head-sha"),
+      run: ex("inputs.run"),
     });
     expect(terfyn?.env).toEqual({ ANTHROPIC_API_KEY: ex("secrets.ANTHROPIC_API_KEY") });
     for (const key of Object.keys(terfyn?.with ?? {})) expect(action.inputs).toHaveProperty(key);

@@ -3,13 +3,14 @@
  * real defect and six review comments) through `terfyn review`, both gates, to done.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
 import {
+  approveAndResume,
   type BuiltReview,
   buildReviewExample,
   commitAgentsMd,
@@ -624,6 +625,20 @@ describe("terfyn review: the repository's install command", () => {
       "installed\n",
     );
   }, 120_000);
+
+  it("a resumed run whose worktree is gone works in a fresh one, and the install runs there again", async () => {
+    const b = withInstall("mkdir -p deps && echo installed >> deps/marker.txt");
+    const r = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    // The worktree is deleted while the run waits at the plan gate (a temp dir cleaned).
+    rmSync(`${b.runDir}.worktree`, { recursive: true, force: true });
+    const resumed = await approveAndResume(b, "publish");
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(reviewState(b.runDir).awaiting.gate).toBe("publish");
+    expect(readFileSync(join(`${b.runDir}.worktree`, "deps", "marker.txt"), "utf8")).toBe(
+      "installed\n",
+    );
+  }, 180_000);
 
   it("a failing install stops the run before any agent works, naming the command", async () => {
     const b = withInstall("echo 'npm ERR! network' >&2; exit 7");

@@ -72,10 +72,17 @@ function lazyCommonJs(): Plugin {
  * dist/cli-chunks/. So `terfyn validate` no longer compiles the Anthropic SDK, the JUnit and
  * SARIF builders or the review machinery: V8 parses all of a module's source before running
  * any of it, and that was ~25 ms of CPU per process on top of not evaluating them. The Action
- * stays one file (action.yml runs dist/index.js and nothing else).
+ * is two self-contained files: action.yml runs dist/index.js (the plan mode), which loads
+ * dist/review-fix.js only for `mode: review-fix` (chunks shared between the two would be one
+ * module instance across the tests' fresh imports of dist/index.js, and keep stale state).
  */
 const BUNDLES = [
   { entry: join(root, "src", "action", "main.ts"), out: join(root, "dist", "index.js") },
+  // `mode: review-fix`, loaded by dist/index.js only in that mode (src/action/run.ts).
+  {
+    entry: join(root, "src", "action", "review-fix-entry.ts"),
+    out: join(root, "dist", "review-fix.js"),
+  },
   {
     entry: join(root, "src", "cli", "bin.ts"),
     out: join(root, "dist", "cli.js"),

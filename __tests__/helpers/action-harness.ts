@@ -114,6 +114,8 @@ export async function runAction(opts: {
   inputs: Record<string, string>;
   /** GITHUB_SHA: on pull_request, GitHub's test merge commit. */
   sha?: string;
+  /** More environment (or a different GITHUB_SERVER_URL). */
+  env?: Record<string, string>;
 }): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), "terfyn-runner-"));
   const eventPath = join(dir, "event.json");
@@ -138,6 +140,7 @@ export async function runAction(opts: {
     RUNNER_TEMP: dir,
     TERFYN_ACTION_GLOBAL_FETCH: "1",
     "INPUT_GITHUB-TOKEN": "test-token",
+    ...opts.env,
   });
   for (const [k, v] of Object.entries(opts.inputs)) process.env[`INPUT_${k.toUpperCase()}`] = v;
   const rec = recordRequests();

@@ -23,7 +23,7 @@ export interface FakeState {
   /** login → the collaborator-permission answer. */
   roles: Record<string, { role_name: string; permission: string }>;
   labels: string[];
-  pr?: { headSha: string; baseSha: string; author: string; mergeSha?: string };
+  pr?: { headSha: string; baseSha: string; author: string; mergeSha?: string; headRef?: string };
   /** The token's identity (the author of what the Action posts). */
   me: string;
   /** Status codes to answer instead, per route key (e.g. "POST comments"). */
@@ -130,7 +130,11 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
         200,
         {
           number: 7,
-          head: { sha: pr.headSha, repo: { full_name: `${OWNER}/${REPO}` } },
+          head: {
+            sha: pr.headSha,
+            ref: pr.headRef ?? "fix-add",
+            repo: { full_name: `${OWNER}/${REPO}` },
+          },
           base: { sha: pr.baseSha },
           user: { login: pr.author },
           merge_commit_sha: pr.mergeSha ?? null,

@@ -1,22 +1,48 @@
 /**
- * The Action's `mode: review-fix`: the entry the GitHub App dispatches onto the repository's own
- * runners with `placement: actions` (a `workflow_dispatch` on the default branch, the pull
- * request and its head SHA as inputs; docs/github-app-placement.md).
+ * The Action's `mode: review-fix`: a review-fix run on the repository's own GitHub Actions
+ * runners, dispatched by the Terfyn App with `placement: actions` (a `workflow_dispatch` on the
+ * default branch with the pull request, its head and the run as inputs;
+ * docs/github-app-placement.md), or by hand.
  *
- * This build validates the dispatch and stops: the pull request is a positive integer, the head
- * is 40 hex digits and still the pull request's head by the API, the pull request is not from a
- * fork. Any failure is one clear message and no other effect (nothing is written to GitHub). A
- * validated dispatch then fails with "not implemented yet": the review run itself (intake,
- * DoctrineSteps, the publishers, the gates by comment) does not execute inside the Action yet.
+ * One job runs the core until the run pauses at a gate or ends, then saves the run's files as
+ * the commit at `refs/terfyn/runs/<run>` (adapters/github/run-state-ref.ts) and exits. The next
+ * dispatch (the App sends one for each `/terfyn approve` or `/terfyn stop` of a writer, and on a
+ * push) loads that state on a fresh machine and decides from the pull request alone:
+ * - the branch moved since the run's head: the run ends `stuck` (approvals are void);
+ * - a writer's `/terfyn stop` posted since the run began: the run ends `stuck`;
+ * - at a gate, an approval reconstructed from the comments (a person with the write role, not
+ *   the pull request's author, not a bot, unedited, after the gate began, naming exactly the
+ *   hash the saved state awaits): recorded and the run goes on;
+ * - otherwise it still waits, and the status comment says so.
+ * Nothing from the dispatch is trusted beyond which pull request to look at: the head must be
+ * the pull request's head by the API, a fork is refused, and the state loaded must be the one
+ * the run's own status comment names (`state` in its ledger).
+ *
+ * The run itself is the App's in-process runner (src/app/review-runner.ts) over the same core:
+ * the clone and the fast-forward push with the workflow's token (in git's environment only),
+ * replies and tickets through the guarded gateway, the run's status comment and check run.
  */
-import type { GitHubGateway, RepoRef } from "../adapters/github/gateway.ts";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, sep } from "node:path";
+import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
+import type { WorkFiles } from "../adapters/review/local-effects.ts";
+import type { Ledger } from "../core/app/triggers.ts";
+import type { ModelPort } from "../core/engine/ports.ts";
+import type { ResolvedProject } from "../core/model/project.ts";
 
 export class ReviewFixInputError extends Error {}
 
 export interface ReviewFixInputs {
   pullRequest: number;
   headSha: string;
+  /** The run to go on with (the App's id); absent: a new run. */
+  run?: string;
 }
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The inputs, validated; throws ReviewFixInputError naming the input and what it accepts. */
 export function readReviewFixInputs(getInput: (name: string) => string): ReviewFixInputs {
@@ -30,7 +56,16 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
     throw new ReviewFixInputError(
       `mode review-fix needs input \`head-sha\`: the pull request's head commit, 40 hex digits, not ${JSON.stringify(head)}`,
     );
-  return { pullRequest: Number(pr), headSha: head.toLowerCase() };
+  const run = getInput("run").trim();
+  if (run !== "" && !RUN_ID.test(run))
+    throw new ReviewFixInputError(
+      `input \`run\` must be a run id (letters, digits, '.', '_' and '-', at most 128, not starting with a punctuation mark), not ${JSON.stringify(run)}`,
+    );
+  return {
+    pullRequest: Number(pr),
+    headSha: head.toLowerCase(),
+    ...(run !== "" ? { run } : {}),
+  };
 }
 
 /** GITHUB_REPOSITORY as owner and name. */
@@ -40,10 +75,21 @@ export function repoFromEnv(env: Readonly<Record<string, string | undefined>>): 
   return { owner: m[1] as string, repo: m[2] as string };
 }
 
+type PullRequest = Awaited<ReturnType<GitHubGateway["getPullRequest"]>>;
+
+/** Why a pull request is not one review-fix may run on (a fork's), or undefined. */
+function forkProblem(number: number, pr: PullRequest, repo: RepoRef): string | undefined {
+  const own = `${repo.owner}/${repo.repo}`;
+  // A deleted fork has no head repository: not ours either.
+  if (pr.headRepo?.toLowerCase() !== own.toLowerCase())
+    return `pull request #${number} comes from ${pr.headRepo ? `the fork ${pr.headRepo}` : "a fork that no longer exists"}: review-fix pushes to the pull request's branch, so it runs only on branches of ${own}`;
+  return undefined;
+}
+
 /**
- * Checks the dispatch against the API (reads only): the head must be the pull request's
- * current head (a push since the dispatch voids the run), and the pull request not a fork's.
- * Returns why it may not run, or undefined.
+ * Checks a dispatch for a new run against the API (reads only): the head must be the pull
+ * request's current head (a push since the dispatch voids it), and the pull request not a
+ * fork's. Returns why it may not run, or undefined.
  */
 export async function checkDispatch(
   inputs: ReviewFixInputs,
@@ -51,49 +97,511 @@ export async function checkDispatch(
   gateway: Pick<GitHubGateway, "getPullRequest">,
 ): Promise<string | undefined> {
   const pr = await gateway.getPullRequest(inputs.pullRequest);
-  if (pr.headSha.toLowerCase() !== inputs.headSha)
-    return `pull request #${inputs.pullRequest}'s head is ${pr.headSha.slice(0, 12)}, not the dispatched ${inputs.headSha.slice(0, 12)}: the branch moved since the run was dispatched, so it does not run (label the pull request again)`;
-  const own = `${repo.owner}/${repo.repo}`;
-  // A deleted fork has no head repository: not ours either.
-  if (pr.headRepo?.toLowerCase() !== own.toLowerCase())
-    return `pull request #${inputs.pullRequest} comes from ${pr.headRepo ? `the fork ${pr.headRepo}` : "a fork that no longer exists"}: review-fix pushes to the pull request's branch, so it runs only on branches of ${own}`;
-  return undefined;
+  return newRunProblem(inputs, pr, repo);
 }
 
-export const NOT_IMPLEMENTED =
-  "mode review-fix is not implemented yet in the Action: the dispatch is valid, but no review run executes here. Use the App's in-process placement (TERFYN_APP_PLACEMENT=in-process) or `terfyn review` locally";
+function newRunProblem(
+  inputs: ReviewFixInputs,
+  pr: PullRequest,
+  repo: RepoRef,
+): string | undefined {
+  if (pr.headSha.toLowerCase() !== inputs.headSha)
+    return `pull request #${inputs.pullRequest}'s head is ${pr.headSha.slice(0, 12)}, not the dispatched ${inputs.headSha.slice(0, 12)}: the branch moved since the run was dispatched, so it does not run (label the pull request again)`;
+  return forkProblem(inputs.pullRequest, pr, repo);
+}
+
+export interface ReviewFixDeps {
+  gatewayFor: (token: string, repo: RepoRef) => GitHubGateway;
+  info: (line: string) => void;
+  /** The repository's git URL (tests: a local bare repository). Default GITHUB_SERVER_URL/owner/repo.git. */
+  repoUrl?: string;
+  /** Where the job keeps the run's files. Default RUNNER_TEMP (else the OS temp dir)/terfyn-review-fix. */
+  runsDir?: string;
+  /** A model for the session. Default: TERFYN_MODEL_SCRIPT, else the agents' declared models. */
+  model?: () => Promise<ModelPort> | ModelPort;
+  /** The review-response agents. Default: the ones shipped with the Action. */
+  agents?: ResolvedProject;
+  now?: () => Date;
+}
+
+export interface ReviewFixResult {
+  /** Why the step fails; undefined when the run paused at a gate or ended well. */
+  failed?: string;
+  run?: string;
+  /** The run's state now: `awaiting-approval`, or the terminal state. */
+  state?: string;
+  comment?: string;
+}
+
+/** The user the workflow's token acts as, whose status comment holds the run's ledger. */
+const ACTIONS_BOT = "github-actions[bot]";
 
 /**
- * The mode's whole flow; returns the failure message (the step fails with it) — in this build
- * always one: a validation failure, or NOT_IMPLEMENTED after a valid dispatch.
+ * The mode's whole flow. Returns why the step fails (a bad input, a refused dispatch, a run
+ * that ended badly), or no failure when the run paused at a gate or ended well.
  */
 export async function reviewFix(
   getInput: (name: string) => string,
   env: Readonly<Record<string, string | undefined>>,
-  gatewayFor: (token: string, repo: RepoRef) => Pick<GitHubGateway, "getPullRequest">,
-  info: (line: string) => void,
-): Promise<string> {
+  deps: ReviewFixDeps,
+): Promise<ReviewFixResult> {
   let inputs: ReviewFixInputs;
   let repo: RepoRef;
   try {
     inputs = readReviewFixInputs(getInput);
     repo = repoFromEnv(env);
   } catch (e) {
-    if (e instanceof ReviewFixInputError) return e.message;
+    if (e instanceof ReviewFixInputError) return { failed: e.message };
     throw e;
   }
   const token = getInput("github-token");
-  if (token === "") return "mode review-fix needs input `github-token`";
+  if (token === "") return { failed: "mode review-fix needs input `github-token`" };
   const { describeApiError } = await import("../adapters/github/client.ts");
-  let why: string | undefined;
+  const gateway = deps.gatewayFor(token, repo);
+  let pr: PullRequest;
   try {
-    why = await checkDispatch(inputs, repo, gatewayFor(token, repo));
+    pr = await gateway.getPullRequest(inputs.pullRequest);
   } catch (e) {
-    return describeApiError(e, `reading pull request #${inputs.pullRequest}`);
+    return { failed: describeApiError(e, `reading pull request #${inputs.pullRequest}`) };
   }
-  if (why) return why;
-  info(
-    `terfyn: review-fix dispatch for pull request #${inputs.pullRequest} at ${inputs.headSha} is valid`,
-  );
-  return NOT_IMPLEMENTED;
+  // A new run needs the dispatched head to be the pull request's; a run going on checks its own.
+  const why = inputs.run
+    ? forkProblem(inputs.pullRequest, pr, repo)
+    : newRunProblem(inputs, pr, repo);
+  if (why) return { failed: why };
+  try {
+    return await runJob(inputs, repo, token, pr, gateway, env, deps);
+  } catch (e) {
+    return { failed: describeApiError(e, `review-fix on pull request #${inputs.pullRequest}`) };
+  }
+}
+
+interface SavedFiles {
+  commit: string;
+  job: {
+    repo: RepoRef;
+    pullRequest: number;
+    head: string;
+    run: string;
+    triggerAt: string;
+    branch: string;
+  };
+  comment?: { id: number; url: string };
+}
+
+async function runJob(
+  inputs: ReviewFixInputs,
+  repo: RepoRef,
+  token: string,
+  pr: PullRequest,
+  gateway: GitHubGateway,
+  env: Readonly<Record<string, string | undefined>>,
+  deps: ReviewFixDeps,
+): Promise<ReviewFixResult> {
+  const now = deps.now ?? (() => new Date());
+  const [{ RunStateRef }, runner, { statusReporter, endedWell }, triggers, approvals] =
+    await Promise.all([
+      import("../adapters/github/run-state-ref.ts"),
+      import("../app/review-runner.ts"),
+      import("../app/status-reporter.ts"),
+      import("../core/app/triggers.ts"),
+      import("../core/approvals/approval-comment.ts"),
+    ]);
+  const run =
+    inputs.run ??
+    `pr${inputs.pullRequest}-${pr.headSha.slice(0, 12)}-${now().getTime().toString(36)}`;
+  const url =
+    deps.repoUrl ??
+    `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo.owner}/${repo.repo}.git`;
+  const runsDir = deps.runsDir ?? join(env.RUNNER_TEMP || tmpdir(), "terfyn-review-fix");
+  const auth = /^https:\/\//.test(url) ? runner.gitAuthEnv(new URL(url).origin, token) : {};
+  const agents = deps.agents ?? (await shippedAgents(runner.agentsProjectDir()));
+  const me = (await gateway.identity()) ?? ACTIONS_BOT;
+
+  const states = new RunStateRef({
+    gitDir: join(runsDir, `${run}.state.git`),
+    url,
+    auth,
+    identity: { name: ACTIONS_BOT, email: "41898282+github-actions[bot]@users.noreply.github.com" },
+  });
+  let restored: WorkFiles | undefined;
+  const r = runner.inProcessRunner({
+    appSlug: me.replace(/\[bot\]$/, ""),
+    runsDir,
+    agents,
+    model:
+      deps.model ??
+      (async () => {
+        const [{ ModelRouter }, { ScriptedModel }] = await Promise.all([
+          import("../adapters/models/model-router.ts"),
+          import("../adapters/models/model-script.ts"),
+        ]);
+        const scriptPath = env.TERFYN_MODEL_SCRIPT;
+        const script = scriptPath ? await ScriptedModel.load(scriptPath) : undefined;
+        return new ModelRouter({
+          ...(script ? { script } : {}),
+          forceScript: script !== undefined,
+          env,
+        });
+      }),
+    cloneUrl: () => url,
+    now,
+    log: deps.info,
+    env,
+    restoreWork: async () => restored,
+  });
+  const p = r.paths(run);
+
+  const comments = await gateway.listIssueComments(inputs.pullRequest);
+  const loaded = await states.load(run);
+  let saved: SavedFiles | undefined;
+  if (loaded) {
+    saved = await restore(loaded, p, inputs, repo, run);
+    restored = saved ? await workFiles(loaded.files) : undefined;
+    // The state must be the one the run's own status comment names: a ref pushed by anyone
+    // else (anyone who can push to the repository can push it) is not the run's.
+    const own = ownStatus(comments, saved.comment?.id, me, run, triggers.parseLedger);
+    if (!own || own.ledger.state !== loaded.commit)
+      return {
+        failed: `the state at refs/terfyn/runs/${run} (${loaded.commit.slice(0, 12)}) is not the one run ${run}'s status comment names${own?.ledger.state ? ` (${own.ledger.state.slice(0, 12)})` : own ? "" : " (the comment is gone)"}: it was changed outside the run, so the run does not go on`,
+        run,
+      };
+  }
+  const job = {
+    repo,
+    pullRequest: inputs.pullRequest,
+    head: saved?.job.head ?? pr.headSha,
+    run,
+    triggerAt: saved?.job.triggerAt ?? now().toISOString(),
+    gateway,
+    branch: saved?.job.branch ?? pr.headRef ?? "",
+    token: async () => token,
+  };
+  let stateCommit = loaded?.commit;
+  const base = statusReporter(gateway, inputs.pullRequest, saved?.comment);
+  let last: { ledger: Ledger; details?: Parameters<typeof base.update>[1] } | undefined;
+  const reporter = {
+    async update(ledger: Ledger, details?: Parameters<typeof base.update>[1]) {
+      last = { ledger, ...(details ? { details } : {}) };
+      await base.update({ ...ledger, ...(stateCommit ? { state: stateCommit } : {}) }, details);
+    },
+  };
+
+  const state = loaded ? await readState(p.run) : undefined;
+  const ledger: Ledger = {
+    run,
+    pull_request: inputs.pullRequest,
+    head: job.head,
+    phase: state?.phase ?? "intake",
+    ...(state?.status === "awaiting-approval" && state.awaiting
+      ? { gate: state.awaiting.gate, hash: state.awaiting.hash, since: state.updated_at }
+      : {}),
+  };
+  if (!loaded) {
+    const why = newRunProblem(inputs, pr, repo);
+    if (why) return { failed: why };
+    deps.info(
+      `terfyn: review-fix run ${run} starts on pull request #${inputs.pullRequest} at ${pr.headSha}`,
+    );
+    await reporter.update(ledger, {
+      note: "The run started on GitHub Actions: reading the review threads.",
+    });
+    r.start(job, reporter);
+  } else if (state?.status === "ended") {
+    deps.info(`terfyn: run ${run} already ended (${state.terminal ?? "?"}); nothing to do`);
+    const terminal = state.terminal ?? "stuck";
+    return {
+      run,
+      state: terminal,
+      ...(endedWell(terminal)
+        ? {}
+        : { failed: `run ${run} ended ${terminal}: ${state.reason ?? ""}` }),
+    };
+  } else if (pr.headSha.toLowerCase() !== job.head) {
+    r.stop(
+      job,
+      ledger,
+      `a push moved the branch from ${job.head.slice(0, 12)} to ${pr.headSha.slice(0, 12)}: approvals are void and the run stops (never a force-push)`,
+      reporter,
+    );
+  } else {
+    const stop = await writersCommand(
+      comments,
+      job.triggerAt,
+      me,
+      "stop",
+      gateway,
+      triggers,
+      approvals,
+    );
+    if (stop) r.stop(job, ledger, `stopped by @${stop}`, reporter);
+    else if (ledger.gate && ledger.hash) {
+      const candidates = triggers.approvalCandidates(
+        ledger,
+        comments.map((c) => ({
+          author: c.author,
+          authorType: c.authorType,
+          body: c.body,
+          createdAt: c.createdAt,
+          updatedAt: c.updatedAt,
+        })),
+        { appLogin: me, prAuthor: pr.author, currentHead: pr.headSha.toLowerCase() },
+      );
+      let approver: { login: string; role: string } | undefined;
+      const refused: string[] = [];
+      for (const c of candidates) {
+        const role = await gateway.collaboratorRole(c.login);
+        if (approvals.meetsPermission(role.level, triggers.LABEL_ROLE)) {
+          approver = { login: c.login, role: role.name };
+          break;
+        }
+        refused.push(`@${c.login} has the ${role.name} role`);
+      }
+      if (approver) r.approve(job, ledger, approver, reporter);
+      else
+        await reporter.update(ledger, {
+          note: `The run still waits at the ${ledger.gate} gate for approval of ${ledger.hash}: no comment approves it${refused.length > 0 ? ` (${refused.join("; ")}; approving needs ${triggers.LABEL_ROLE} or higher)` : ""}.`,
+        });
+    } else {
+      r.stop(
+        job,
+        ledger,
+        `the run was left in phase ${ledger.phase} by an earlier job that ended before it saved the run (cancelled or timed out); what that job did is not known here, so the run stops`,
+        reporter,
+      );
+    }
+  }
+  await r.idle();
+
+  const after = await readState(p.run);
+  if (after) {
+    const files = await collect(p, after.status === "awaiting-approval" ? after : undefined);
+    const id = base.comment();
+    if (id) files.set("status.json", Buffer.from(`${JSON.stringify({ comment: id })}\n`));
+    stateCommit = await states.save(run, files, loaded?.commit);
+    // The status comment names the state just saved: the only one the next job will load.
+    if (last) await reporter.update(last.ledger, last.details);
+  }
+  const comment = base.comment()?.url;
+  if (after?.status === "awaiting-approval") {
+    deps.info(
+      `terfyn: run ${run} waits at the ${after.awaiting?.gate} gate for ${after.awaiting?.hash}`,
+    );
+    return { run, state: "awaiting-approval", ...(comment ? { comment } : {}) };
+  }
+  const terminal = after?.terminal ?? "stuck";
+  return {
+    run,
+    state: terminal,
+    ...(comment ? { comment } : {}),
+    ...(endedWell(terminal)
+      ? {}
+      : { failed: `run ${run} ended ${terminal}: ${after?.reason ?? "no state was written"}` }),
+  };
+}
+
+async function shippedAgents(dir: string): Promise<ResolvedProject> {
+  const [{ readProjectDirectory }, { validateProject }] = await Promise.all([
+    import("../adapters/fs/read-project.ts"),
+    import("../core/validate.ts"),
+  ]);
+  const validation = validateProject((await readProjectDirectory(dir)).files);
+  if (!validation.ok) throw new Error(`the review-response agents in ${dir} do not validate`);
+  return validation.project;
+}
+
+interface SavedState {
+  status?: string;
+  phase?: string;
+  terminal?: string;
+  reason?: string;
+  updated_at?: string;
+  awaiting?: { gate: "plan" | "publish"; hash: string; artifact?: string };
+}
+
+async function readState(runDir: string): Promise<SavedState | undefined> {
+  try {
+    return JSON.parse(await readFile(join(runDir, "state.json"), "utf8")) as SavedState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's own status comment: the one the state names, written by the token's user, for this run. */
+function ownStatus(
+  comments: readonly IssueComment[],
+  id: number | undefined,
+  me: string,
+  run: string,
+  parseLedger: (body: string) => Ledger | undefined,
+): { comment: IssueComment; ledger: Ledger } | undefined {
+  const c = comments.find((x) => x.id === id);
+  if (!c || c.author !== me) return undefined;
+  const ledger = parseLedger(c.body);
+  return ledger && ledger.run === run ? { comment: c, ledger } : undefined;
+}
+
+/** The login of a writer whose comment since `since` gives `/terfyn <kind>`, if any. */
+async function writersCommand(
+  comments: readonly IssueComment[],
+  since: string,
+  me: string,
+  kind: "stop",
+  gateway: GitHubGateway,
+  triggers: typeof import("../core/app/triggers.ts"),
+  approvals: typeof import("../core/approvals/approval-comment.ts"),
+): Promise<string | undefined> {
+  const from = Date.parse(since);
+  for (const c of comments) {
+    if (c.author === me || c.authorType === "Bot" || c.author.endsWith("[bot]")) continue;
+    if (Number.isFinite(from) && Date.parse(c.createdAt) < from) continue;
+    if (triggers.parseCommentCommand(c.body)?.kind !== kind) continue;
+    const role = await gateway.collaboratorRole(c.author);
+    if (approvals.meetsPermission(role.level, triggers.LABEL_ROLE)) return c.author;
+  }
+  return undefined;
+}
+
+/** Names a saved state may hold, and where each goes under the run's base directory. */
+const TOP_FILES = new Set(["job.json", "model-spend.json", "status.json", "work.json"]);
+
+/** Puts a loaded state's files under the run's base directory, empty first; returns what it says. */
+async function restore(
+  loaded: { commit: string; files: Map<string, Buffer> },
+  p: { base: string; run: string },
+  inputs: ReviewFixInputs,
+  repo: RepoRef,
+  run: string,
+): Promise<SavedFiles> {
+  const bad = (why: string): never => {
+    throw new Error(`the state at refs/terfyn/runs/${run} is not a run's state: ${why}`);
+  };
+  await rm(p.base, { recursive: true, force: true });
+  for (const [path, bytes] of loaded.files) {
+    if (path.startsWith("work/")) continue;
+    if (!TOP_FILES.has(path) && !path.startsWith("run/")) bad(`it holds ${JSON.stringify(path)}`);
+    if (path === "run/run.lock") continue;
+    const target = join(p.base, ...path.split("/"));
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, bytes, { flag: "wx" });
+  }
+  let job: SavedFiles["job"];
+  try {
+    job = JSON.parse(loaded.files.get("job.json")?.toString("utf8") ?? "") as SavedFiles["job"];
+  } catch {
+    return bad("its job.json is missing or not JSON");
+  }
+  if (
+    job?.run !== run ||
+    job.pullRequest !== inputs.pullRequest ||
+    job.repo?.owner?.toLowerCase() !== repo.owner.toLowerCase() ||
+    job.repo?.repo?.toLowerCase() !== repo.repo.toLowerCase() ||
+    typeof job.head !== "string" ||
+    !/^[0-9a-f]{40}$/.test(job.head) ||
+    typeof job.branch !== "string" ||
+    typeof job.triggerAt !== "string"
+  )
+    bad(`its job.json is for another run or pull request`);
+  let comment: SavedFiles["comment"];
+  const status = loaded.files.get("status.json");
+  if (status) {
+    try {
+      const v = JSON.parse(status.toString("utf8")) as {
+        comment?: { id?: unknown; url?: unknown };
+      };
+      if (typeof v.comment?.id === "number")
+        comment = { id: v.comment.id, url: typeof v.comment.url === "string" ? v.comment.url : "" };
+    } catch {
+      bad("its status.json is not JSON");
+    }
+  }
+  return { commit: loaded.commit, job, ...(comment ? { comment } : {}) };
+}
+
+/** The worktree files a state carries (`work.json` lists them), for the worktree made anew. */
+async function workFiles(files: Map<string, Buffer>): Promise<WorkFiles | undefined> {
+  const manifest = files.get("work.json");
+  if (!manifest) return undefined;
+  let v: { write?: unknown; remove?: unknown };
+  try {
+    v = JSON.parse(manifest.toString("utf8"));
+  } catch {
+    throw new Error("the run's saved work.json is not JSON");
+  }
+  const strings = (x: unknown) =>
+    Array.isArray(x) && x.every((s) => typeof s === "string") ? (x as string[]) : undefined;
+  const write = strings(v.write);
+  const remove = strings(v.remove);
+  if (!write || !remove) throw new Error("the run's saved work.json does not list files");
+  const out = new Map<string, Buffer>();
+  for (const path of write) {
+    const bytes = files.get(`work/${path}`);
+    if (!bytes)
+      throw new Error(
+        `the run's saved work.json lists ${JSON.stringify(path)}, which it does not hold`,
+      );
+    out.set(path, bytes);
+  }
+  return { write: out, remove };
+}
+
+/**
+ * The run's files to save: job.json, model-spend.json, the run directory (not its lock), and at
+ * the publish gate the files the publish artifact commits, from the worktree (a fresh machine
+ * has no worktree; the gate's hash check proves they came back byte for byte).
+ */
+async function collect(
+  p: { base: string; run: string; job: string; spend: string; worktree: string },
+  paused: SavedState | undefined,
+): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const [name, path] of [
+    ["job.json", p.job],
+    ["model-spend.json", p.spend],
+  ] as const)
+    if (existsSync(path)) files.set(name, await readFile(path));
+  for (const abs of await filesBelow(p.run)) {
+    const rel = relative(p.run, abs).split(sep).join("/");
+    if (rel === "run.lock") continue;
+    files.set(`run/${rel}`, await readFile(abs));
+  }
+  if (paused?.awaiting?.gate === "publish") {
+    const publish = JSON.parse(await readFile(join(p.run, "publish.json"), "utf8")) as {
+      files?: string[];
+      content?: { path: string; sha256: string | null }[];
+    };
+    const write: string[] = [];
+    const remove: string[] = [];
+    for (const c of publish.content ??
+      (publish.files ?? []).map((path) => ({ path, sha256: "" }))) {
+      const abs = join(p.worktree, ...c.path.split("/"));
+      const st = await lstat(abs).catch(() => undefined);
+      if (c.sha256 === null || !st) {
+        remove.push(c.path);
+        continue;
+      }
+      if (!st.isFile()) throw new Error(`the run's file ${c.path} is not a regular file`);
+      const bytes = await readFile(abs);
+      if (
+        c.sha256 &&
+        createHash("sha256").update(bytes).digest("hex") !== c.sha256.replace(/^sha256:/, "")
+      )
+        throw new Error(`the run's file ${c.path} changed since the publish artifact was composed`);
+      write.push(c.path);
+      files.set(`work/${c.path}`, bytes);
+    }
+    files.set("work.json", Buffer.from(`${JSON.stringify({ write, remove }, null, 2)}\n`));
+  }
+  return files;
+}
+
+async function filesBelow(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    const abs = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesBelow(abs)));
+    else if (e.isFile()) out.push(abs);
+  }
+  return out;
 }

@@ -24,6 +24,17 @@ const EVENTS = [...PULL_REQUEST_EVENTS, "issue_comment", "merge_group", "push"];
 /** The input `mode`: plan (the default: plan the pull request) or review-fix (review-fix.ts). */
 const MODES = ["plan", "review-fix"];
 
+/**
+ * Where `mode: review-fix` is: next to the bundle, its own bundle dist/review-fix.js (a
+ * specifier esbuild does not follow, so dist/index.js does not carry it); from source, the
+ * module itself.
+ */
+function reviewFixModule(): string {
+  return import.meta.url.endsWith("/dist/index.js")
+    ? new URL("./review-fix.js", import.meta.url).href
+    : "./review-fix-entry.ts";
+}
+
 export async function run(options: RunOptions = {}): Promise<void> {
   try {
     const mode = core.getInput("mode").trim() || "plan";
@@ -34,22 +45,10 @@ export async function run(options: RunOptions = {}): Promise<void> {
       return;
     }
     if (mode === "review-fix") {
-      const [{ reviewFix }, { createGateway }] = await Promise.all([
-        import("./review-fix.ts"),
-        import("../adapters/github/gateway.ts"),
-      ]);
-      const failed = await reviewFix(
-        (name) => core.getInput(name),
-        process.env,
-        (token, repo) =>
-          createGateway(token, repo, {
-            ...(options.fetch ? { fetch: options.fetch } : {}),
-            ...(options.retries !== undefined ? { retries: options.retries } : {}),
-            log: (m) => core.info(m),
-          }),
-        (line) => core.info(line),
-      );
-      core.setFailed(`terfyn: ${failed}`);
+      const { runReviewFix } = (await import(
+        /* @vite-ignore */ reviewFixModule()
+      )) as typeof import("./review-fix-entry.ts");
+      await runReviewFix(options);
       return;
     }
     const settings = readSettings((name) => core.getInput(name));

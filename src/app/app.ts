@@ -24,12 +24,9 @@ import {
   parseLedger,
 } from "../core/app/triggers.ts";
 import { meetsPermission } from "../core/approvals/approval-comment.ts";
-import { type RunStatusDetails, renderRunStatus } from "../core/render/run-status.ts";
+import { type RunReporter, statusReporter } from "./status-reporter.ts";
 
-/** Where the App reports a run's progress: the status comment and a check run on the head. */
-export interface RunReporter {
-  update(ledger: Ledger, details?: RunStatusDetails): Promise<void>;
-}
+export type { RunReporter };
 
 export interface RunJob {
   repo: RepoRef;
@@ -168,36 +165,31 @@ function findLedger(
   return undefined;
 }
 
+/** The workflow's runs on GitHub, where a dispatched run is followed (and cancelled). */
+function workflowRunsUrl(repo: RepoRef, workflow: string): string {
+  return `https://github.com/${repo.owner}/${repo.repo}/actions/workflows/${encodeURIComponent(workflow)}`;
+}
+
+/**
+ * Whether a run the App dispatched has ended, by the status comment its workflow job keeps (a
+ * bot's comment with the run's ledger). It only lets a new label start a new run; nothing the
+ * App does for the run itself depends on it.
+ */
+function dispatchedRunEnded(comments: readonly IssueComment[], ledger: Ledger): boolean {
+  if (ledger.phase !== "dispatched" || ledger.terminal) return false;
+  return comments.some((c) => {
+    if (c.authorType !== "Bot") return false;
+    const l = parseLedger(c.body);
+    return l?.run === ledger.run && l.phase !== "dispatched" && l.terminal !== undefined;
+  });
+}
+
 function reporterFor(
   gateway: GitHubGateway,
   issue: number,
   existing: IssueComment | undefined,
 ): RunReporter {
-  let id = existing?.id;
-  return {
-    async update(ledger, details) {
-      const body = renderRunStatus(ledger, details);
-      if (id === undefined) id = (await gateway.createIssueComment(issue, body)).id;
-      else await gateway.updateIssueComment(id, body);
-      const conclusion = !ledger.terminal
-        ? "neutral"
-        : ["done", "nothing-to-do", "done-but-unproven"].includes(ledger.terminal)
-          ? "success"
-          : "failure";
-      await gateway.createCheckRun({
-        name: "terfyn: review-fix",
-        headSha: ledger.head,
-        conclusion,
-        externalId: ledger.run,
-        output: {
-          title:
-            ledger.terminal ?? (ledger.gate ? `waiting at the ${ledger.gate} gate` : ledger.phase),
-          summary: body,
-        },
-        annotations: [],
-      });
-    },
-  };
+  return statusReporter(gateway, issue, existing);
 }
 
 /**
@@ -303,7 +295,10 @@ export function terfynApp(options: AppOptions) {
 
       async function onLabel() {
         const comments = await gateway.listIssueComments(pr.number);
-        const current = findLedger(comments, appLogin);
+        let current = findLedger(comments, appLogin);
+        // A run placed on Actions reports its end in the workflow's own status comment: once
+        // that says it ended, the App's "dispatched" ledger no longer holds the head.
+        if (current && dispatchedRunEnded(comments, current.ledger)) current = undefined;
         const event = { ...base, ...(current ? { current: current.ledger } : {}) };
         let decision = decideLabel(event);
         if (decision.action === "needs-role") {
@@ -369,7 +364,7 @@ export function terfynApp(options: AppOptions) {
        */
       async function dispatch(workflow: string, ledger: Ledger, reporter: RunReporter) {
         const ref = (p.repository as { default_branch?: string }).default_branch ?? "";
-        const runsUrl = `https://github.com/${repo.owner}/${repo.repo}/actions/workflows/${encodeURIComponent(workflow)}`;
+        const runsUrl = workflowRunsUrl(repo, workflow);
         if (ref === "") {
           await reporter.update(
             { ...ledger, terminal: "stuck" },
@@ -383,6 +378,7 @@ export function terfynApp(options: AppOptions) {
           await gateway.dispatchWorkflow(workflow, ref, {
             "pull-request": String(pr.number),
             "head-sha": pr.head.sha,
+            run: ledger.run,
           });
         } catch (e) {
           await reporter.update(
@@ -449,14 +445,37 @@ export function terfynApp(options: AppOptions) {
         );
         return;
       }
-      if (ledger.phase === "dispatched" && !ledger.terminal) {
-        // The run is on the repository's runners: no runner here holds it, so nothing here
-        // stops or resumes it (a stop would mark the ledger ended while the job still works).
-        const runs = `https://github.com/${repo.owner}/${repo.repo}/actions${placement.kind === "actions" ? `/workflows/${encodeURIComponent(placement.workflow)}` : ""}`;
-        await gateway.createIssueComment(
-          number,
-          `Run \`${ledger.run}\` executes in GitHub Actions; \`/terfyn ${command.kind}\` is not carried to a dispatched run yet. Cancel it from the workflow's runs: ${runs}`,
-        );
+      if (ledger.phase === "dispatched" && !ledger.terminal && placement.kind === "actions") {
+        // The run is on the repository's runners and keeps its state there: the App passes the
+        // command on as a new dispatch for the run, and the job decides from the pull request's
+        // comments (the same rules: role, not the author, unedited, the awaited hash).
+        if (command.kind === "approve" && author === pr.author) {
+          await gateway.createIssueComment(
+            number,
+            "❌ Not approved: the pull request's author cannot approve.",
+          );
+          return;
+        }
+        const defaultBranch = (p.repository as { default_branch?: string }).default_branch ?? "";
+        const runsUrl = workflowRunsUrl(repo, placement.workflow);
+        try {
+          if (defaultBranch === "") throw new Error("the event names no default branch");
+          await gateway.dispatchWorkflow(placement.workflow, defaultBranch, {
+            "pull-request": String(number),
+            "head-sha": pr.headSha,
+            run: ledger.run,
+          });
+        } catch (e) {
+          await gateway.createIssueComment(
+            number,
+            `❌ \`/terfyn ${command.kind}\` was not passed on to run \`${ledger.run}\` on GitHub Actions: ${describeApiError(e, `dispatching ${placement.workflow}`)}.`,
+          );
+          return;
+        }
+        await reporter.update(ledger, {
+          note: `@${author}'s \`/terfyn ${command.kind}\` was passed on to the run on GitHub Actions (a new job of ${placement.workflow}); the run's own status comment there shows what it did.`,
+          runUrl: runsUrl,
+        });
         return;
       }
       if (command.kind === "stop") {
@@ -497,6 +516,29 @@ export function terfynApp(options: AppOptions) {
       const found = findLedger(comments, appLogin);
       if (!found || found.ledger.terminal || found.ledger.head === p.pull_request.head.sha) return;
       const reporter = reporterFor(gateway, p.pull_request.number, found.comment);
+      if (found.ledger.phase === "dispatched" && placement.kind === "actions") {
+        // The job a dispatch starts sees the branch moved and ends the run there.
+        const reason = `a push moved the branch from ${found.ledger.head.slice(0, 12)} to ${p.pull_request.head.sha.slice(0, 12)}: approvals are void and the run stops (never a force-push)`;
+        let note = `${reason}; the run on GitHub Actions was told so (a new job of ${placement.workflow}).`;
+        try {
+          await gateway.dispatchWorkflow(
+            placement.workflow,
+            (p.repository as { default_branch?: string }).default_branch ?? "",
+            {
+              "pull-request": String(p.pull_request.number),
+              "head-sha": p.pull_request.head.sha,
+              run: found.ledger.run,
+            },
+          );
+        } catch (e) {
+          note = `${reason}; telling the run on GitHub Actions failed (${describeApiError(e, `dispatching ${placement.workflow}`)}): cancel it from the workflow's runs.`;
+        }
+        await reporter.update(
+          { ...found.ledger, terminal: "stuck" },
+          { note, runUrl: workflowRunsUrl(repo, placement.workflow) },
+        );
+        return;
+      }
       options.runner.stop(
         {
           repo,

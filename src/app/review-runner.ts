@@ -47,6 +47,7 @@ import {
   type LeftOut,
   readNotices,
 } from "../adapters/github/review-effects.ts";
+import type { WorkFiles } from "../adapters/review/local-effects.ts";
 import type { Ledger } from "../core/app/triggers.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
@@ -85,6 +86,11 @@ export interface InProcessRunnerOptions {
   maxModelCalls?: number;
   /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
   lockFacts?: HostFacts;
+  /**
+   * What a run had written in a worktree that is gone, put back when its worktree is made anew
+   * (the Action's review-fix mode: each job is a fresh machine).
+   */
+  restoreWork?: (run: string) => Promise<WorkFiles | undefined>;
 }
 
 /**
@@ -398,6 +404,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         progress,
         ...(o.env ? { env: o.env } : {}),
         ...(o.commandTimeoutMs ? { commandTimeoutMs: o.commandTimeoutMs } : {}),
+        ...(o.restoreWork
+          ? { restoreWork: () => o.restoreWork?.(saved.run) ?? Promise.resolve(undefined) }
+          : {}),
       });
       const steps = new DoctrineSteps(effects, { files: store });
       const s = store;

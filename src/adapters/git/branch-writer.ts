@@ -28,6 +28,7 @@
  * exactly that way (exit 1, no output). Here every exit code is checked.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import {
   chmod,
   lstat,
@@ -503,6 +504,9 @@ export class BranchWriter {
       .trim();
     if (!FULL_SHA.test(sha))
       throw new BranchWriterRefusal("bad-ref", `${commit} is not a commit of ${this.root}`);
+    // A worktree of this repository whose directory was deleted (a temp dir cleaned) is still
+    // registered, and git refuses to add one at its path until the record is pruned.
+    if (!existsSync(dir)) await this.#run(["worktree", "prune"]);
     await this.#run(["worktree", "add", "--quiet", "--detach", dir, sha]);
     return BranchWriter.open(dir, { env: this.#env });
   }

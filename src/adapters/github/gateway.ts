@@ -146,6 +146,8 @@ export interface GitHubGateway {
     mergeCommitSha?: string;
     labels: string[];
     headRepo?: string;
+    /** The head branch's name (in headRepo). */
+    headRef?: string;
   }>;
   setLabels(issue: number, labels: readonly string[]): Promise<void>;
   /** One of the documents in graphql-documents.ts (any other is refused before it is sent). */
@@ -284,6 +286,7 @@ export function gatewayForClient(
         ...(r.data.merge_commit_sha ? { mergeCommitSha: r.data.merge_commit_sha } : {}),
         labels: r.data.labels.map((l) => l.name),
         ...(r.data.head.repo?.full_name ? { headRepo: r.data.head.repo.full_name } : {}),
+        headRef: r.data.head.ref,
       };
     },
     async setLabels(issue, labels) {

@@ -74,6 +74,8 @@ export interface AppEffectsConfig {
   passEnv?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
   commandTimeoutMs?: number;
+  /** What the run had written in a worktree that is gone (LocalEffectsConfig.restoreWork). */
+  restoreWork?: LocalEffectsConfig["restoreWork"];
 }
 
 /** Where the intake's left-out comments are kept for the status comment (not an artifact). */
@@ -409,6 +411,7 @@ export function appEffects(a: AppEffectsConfig): ReviewEffects & { tree: AppWork
     ...(a.passEnv ? { passEnv: a.passEnv } : {}),
     ...(a.env ? { env: a.env } : {}),
     ...(a.commandTimeoutMs ? { commandTimeoutMs: a.commandTimeoutMs } : {}),
+    ...(a.restoreWork ? { restoreWork: a.restoreWork } : {}),
   };
   const tree = new AppWorkTree(local, a);
   return {

@@ -65,6 +65,41 @@ export interface LocalEffectsConfig {
   push?: boolean;
   /** How git runs for the repository and the worktree (the App: identity, and a config file outside the clone). */
   git?: BranchWriterOptions;
+  /**
+   * What the run had written in a worktree that is gone (a run on GitHub Actions resumed on a
+   * fresh machine): put back, through the workspace's sandbox, when the worktree is made anew.
+   */
+  restoreWork?: () => Promise<WorkFiles | undefined>;
+}
+
+/** Files of a worktree as the run left them: bytes to write, and paths the run removed. */
+export interface WorkFiles {
+  write: ReadonlyMap<string, Buffer>;
+  remove: readonly string[];
+}
+
+/**
+ * Puts `saved` into a worktree just made at the run's head. Writes go through the workspace
+ * sandbox (no symlinked parent, nothing outside the root, no `.git`); a removal only ever
+ * unlinks a file or symlink whose real parent is inside the root (never a directory, never
+ * `.git`).
+ */
+async function restoreFiles(dir: string, saved: WorkFiles): Promise<void> {
+  const sandbox = await WorkspaceTool.open({ root: dir });
+  const root = sandbox.root;
+  // The sandbox refuses any write outside the root, through a link, or into .git.
+  for (const [path, bytes] of saved.write) await sandbox.writeFile(path, bytes.toString("utf8"));
+  for (const path of saved.remove) {
+    const abs = resolve(root, path);
+    if (/(^|\/)\.git(\/|$)/i.test(relative(root, abs)))
+      throw new Error(`the run's saved files remove ${JSON.stringify(path)}, git's own file`);
+    const parent = await realpath(dirname(abs)).catch(() => undefined);
+    if (parent === undefined) continue;
+    const rel = relative(root, parent);
+    if (rel.startsWith("..") || isAbsolute(rel))
+      throw new Error(`the run's saved files remove ${JSON.stringify(path)}, outside the worktree`);
+    await rm(join(parent, basename(abs)), { force: true });
+  }
 }
 
 const EMPTY_PROGRAM: IrProgram = { entry: "", workflows: {}, agents: [], hash: "" };
@@ -157,8 +192,8 @@ export class LocalWorkTree implements WorkTreePort {
     return this.root();
   }
 
-  async prepare(head: string): Promise<void> {
-    if (this.worktreeWriter) return;
+  async prepare(head: string): Promise<boolean> {
+    if (this.worktreeWriter) return false;
     const dir = await this.path();
     if (existsSync(dir)) {
       const w = await BranchWriter.open(dir, this.c.git);
@@ -172,10 +207,13 @@ export class LocalWorkTree implements WorkTreePort {
       // The commit just read is HEAD until something changes the worktree.
       this.changed();
       this.facts.head = Promise.resolve(at);
-    } else {
-      await mkdir(dirname(dir), { recursive: true });
-      this.worktreeWriter = await (await this.repo()).addWorktree(dir, head);
+      return false;
     }
+    await mkdir(dirname(dir), { recursive: true });
+    this.worktreeWriter = await (await this.repo()).addWorktree(dir, head);
+    const saved = await this.c.restoreWork?.();
+    if (saved) await this.effect(() => restoreFiles(this.writer().root, saved));
+    return true;
   }
 
   async path(): Promise<string> {

@@ -101,6 +101,11 @@ export interface Ledger {
   /** When the gate began waiting (approvals older than this never count). */
   since?: string;
   terminal?: string;
+  /**
+   * With `placement: actions`, the commit at `refs/terfyn/runs/<run>` the run's files were last
+   * saved as: the next job loads only that state.
+   */
+  state?: string;
 }
 
 const LEDGER = /<!-- terfyn:ledger ([A-Za-z0-9_-]+) -->/;
@@ -123,7 +128,8 @@ export function parseLedger(body: string): Ledger | undefined {
       !/^[0-9a-f]{40}$/.test(v.head) ||
       typeof v.phase !== "string" ||
       (v.hash !== undefined && !/^sha256:[0-9a-f]{64}$/.test(v.hash)) ||
-      (v.gate !== undefined && v.gate !== "plan" && v.gate !== "publish")
+      (v.gate !== undefined && v.gate !== "plan" && v.gate !== "publish") ||
+      (v.state !== undefined && (typeof v.state !== "string" || !/^[0-9a-f]{40}$/.test(v.state)))
     )
       return undefined;
     return v;

@@ -63,8 +63,11 @@ export interface CommandPort {
 
 /** The run's own checkout of the request's head. Never the user's files. */
 export interface WorkTreePort {
-  /** Makes sure the work tree exists at `head` (idempotent); refuses one changed outside the run. */
-  prepare(head: string): Promise<void>;
+  /**
+   * Makes sure the work tree exists at `head` (idempotent); refuses one changed outside the run.
+   * True when this call made it (a fresh checkout: nothing an install made is in it yet).
+   */
+  prepare(head: string): Promise<boolean>;
   /** Where the work tree is (taken out of failure texts, so two runs of a failure compare equal). */
   location(): string;
   /**

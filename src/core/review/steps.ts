@@ -272,6 +272,8 @@ export interface DoctrineStepsOptions {
 export class DoctrineSteps implements ReviewSteps {
   private facts: RepoFacts | undefined;
   private request: ReviewRequest | undefined;
+  /** The request was read from the run directory: this session resumes a run begun earlier. */
+  private resumed = false;
   /** Each step's completed tool operations, from its agent's journal (AgentPort). */
   private readonly operations = new Map<string, string[]>();
 
@@ -288,18 +290,36 @@ export class DoctrineSteps implements ReviewSteps {
     const parsed = requestSchema.safeParse(JSON.parse(saved));
     if (!parsed.success) throw new RunEnd("stuck", "the run's request.json is not a request");
     this.request = parsed.data;
+    this.resumed = true;
     return this.request;
   }
 
   /** The run's work tree, at the request's head. */
   private async tree() {
     const { head } = await this.currentRequest();
+    let created = false;
     try {
-      await this.fx.tree.prepare(head);
+      created = await this.fx.tree.prepare(head);
     } catch (e) {
       stuck("the run's work tree could not be prepared", e);
     }
+    // A resumed run in a work tree made just now (a GitHub Actions job on a fresh machine, or
+    // a tree removed since the run paused): what the intake's install made is not there, so
+    // the install runs again before any agent or command needs it.
+    if (created && this.resumed) await this.install();
     return this.fx.tree;
+  }
+
+  /** The repository's own install command, when it declares one; a failure stops the run. */
+  private async install(): Promise<void> {
+    const install = (await this.repoFacts()).commands.install;
+    if (!install) return;
+    const r = await this.sh(install);
+    if (r.code !== 0)
+      throw new RunEnd(
+        "stuck",
+        `the repository's install command \`${install}\` ${r.timedOut ? "timed out" : `exited ${r.code}`}: ${outputTail(r.output, 5).trim() || "no output"}`,
+      );
   }
 
   /**
@@ -437,24 +457,15 @@ export class DoctrineSteps implements ReviewSteps {
         if (!distances.has(c.commit))
           distances.set(c.commit, (await this.fx.intake.commitsBetween(c.commit, head)) ?? null);
     // The repository's facts are read at intake, so a repository that declares none is bad input.
-    let facts: RepoFacts;
     try {
-      facts = await this.repoFacts();
+      await this.repoFacts();
     } catch (e) {
       if (e instanceof RunEnd) throw new Error(e.reason);
       throw e;
     }
     // The run's work tree is a fresh checkout: the repository's own install command (when it
     // declares one) runs once, before any agent or test needs what it installs.
-    const install = facts.commands.install;
-    if (install) {
-      const r = await this.sh(install);
-      if (r.code !== 0)
-        throw new RunEnd(
-          "stuck",
-          `the repository's install command \`${install}\` ${r.timedOut ? "timed out" : `exited ${r.code}`}: ${outputTail(r.output, 5).trim() || "no output"}`,
-        );
-    }
+    await this.install();
     return {
       ...request,
       provenance: provenance(request, (sha) => distances.get(sha) ?? null),

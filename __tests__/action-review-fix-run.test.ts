@@ -1,0 +1,224 @@
+/**
+ * The Action's `mode: review-fix` running a whole review-fix run, offline, one job per dispatch
+ * as GitHub Actions would run them: every job starts on a "fresh machine" (an empty runs
+ * directory), loads the run's files from `refs/terfyn/runs/<run>` on the remote (a bare
+ * repository on disk standing in for GitHub's git), and saves them back when the run pauses or
+ * ends. GitHub's API is a fake on nock (net connect disabled), every request checked against the
+ * OpenAPI description and GraphQL schema fixtures. The model script plays the agents.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ReviewFixResult, reviewFix } from "../src/action/review-fix.ts";
+import { createGateway } from "../src/adapters/github/gateway.ts";
+import { parseLedger } from "../src/core/app/triggers.ts";
+import { OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
+import {
+  agents,
+  build,
+  type Example,
+  fakeGraphql,
+  git,
+  LATER,
+  model,
+  T0,
+} from "./helpers/app-example.ts";
+import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+
+const BOT = "github-actions[bot]";
+
+function setup() {
+  const ex = build();
+  const gh = fakeGitHub({
+    me: BOT,
+    roles: {
+      maria: { role_name: "write", permission: "write" },
+      tom: { role_name: "triage", permission: "triage" },
+      alice: { role_name: "write", permission: "write" },
+    },
+    pr: { headSha: ex.head, baseSha: ex.base, author: "alice", headRef: "fix-add" },
+  });
+  const fake = fakeGraphql(ex, { slug: "github-actions" });
+  return { ex, gh, fake };
+}
+
+/** One job: a fresh runs directory, the inputs the App's dispatch gives. */
+async function job(ex: Example, inputs: Record<string, string>): Promise<ReviewFixResult> {
+  const all: Record<string, string> = { "github-token": "t", ...inputs };
+  const rec = recordRequests();
+  try {
+    return await reviewFix(
+      (name) => all[name] ?? "",
+      { GITHUB_REPOSITORY: `${OWNER}/${REPO}` },
+      {
+        gatewayFor: (token, repo) =>
+          createGateway(token, repo, { fetch: globalThis.fetch, retries: 0 }),
+        info: () => {},
+        repoUrl: ex.origin,
+        runsDir: mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
+        agents: await agents(),
+        model,
+        now: () => new Date(T0),
+      },
+    );
+  } finally {
+    rec.stop();
+    expect(rec.problems).toEqual([]);
+  }
+}
+
+/** The run's status comment (the workflow token's), and its ledger. */
+function status(comments: FakeComment[]) {
+  const mine = comments.filter((c) => c.user.login === BOT && parseLedger(c.body));
+  expect(mine).toHaveLength(1);
+  return { body: mine[0]!.body, ledger: parseLedger(mine[0]!.body)! };
+}
+
+function say(comments: FakeComment[], login: string, body: string): void {
+  const c = humanComment(login, body);
+  c.created_at = LATER;
+  c.updated_at = LATER;
+  comments.push(c);
+}
+
+const stateRef = (ex: Example, run: string) =>
+  git(ex.origin, "rev-parse", "--verify", `refs/terfyn/runs/${run}`);
+
+describe("mode: review-fix runs a review-fix run across jobs", () => {
+  it("dispatch → plan gate (state saved) → approval → publish gate → approval → a fast-forward push, replies, a ticket, done; each job on a fresh machine", async () => {
+    const { ex, gh, fake } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    expect(first).toMatchObject({ state: "awaiting-approval" });
+    expect(first.failed).toBeUndefined();
+    const run = first.run!;
+    let s = status(gh.comments);
+    expect(s.ledger).toMatchObject({ run, gate: "plan", head: ex.head });
+    // The status comment names the state saved in the repository, and the state holds the run.
+    expect(s.ledger.state).toBe(stateRef(ex, run));
+    const files = git(ex.origin, "ls-tree", "-r", "--name-only", `refs/terfyn/runs/${run}`);
+    expect(files).toMatch(/^run\/state\.json$/m);
+    expect(files).toMatch(/^run\/plan\.json$/m);
+    expect(files).toMatch(/^job\.json$/m);
+    expect(files).not.toMatch(/run\.lock/);
+    const planHash = s.ledger.hash!;
+    expect(s.body).toContain(`/terfyn approve ${planHash}`);
+
+    // A dispatch with no approval among the comments: the run still waits, nothing else.
+    say(gh.comments, "alice", `/terfyn approve ${planHash}`); // the PR's author
+    say(gh.comments, "tom", `/terfyn approve ${planHash}`); // triage
+    const waiting = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(waiting).toMatchObject({ run, state: "awaiting-approval" });
+    s = status(gh.comments);
+    expect(s.ledger.gate).toBe("plan");
+    expect(s.body).toMatch(/still waits at the plan gate/);
+    expect(s.body).toMatch(/tom has the triage role/);
+    expect(s.ledger.state).toBe(stateRef(ex, run));
+
+    say(gh.comments, "maria", `Read it.\n\n/terfyn approve ${planHash}`);
+    const second = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(second).toMatchObject({ run, state: "awaiting-approval" });
+    s = status(gh.comments);
+    expect(s.ledger.gate).toBe("publish");
+    const publishHash = s.ledger.hash!;
+    // Nothing is published before the publish gate; the built files travel in the state.
+    expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
+    expect(fake.replies).toEqual([]);
+    expect(git(ex.origin, "ls-tree", "-r", "--name-only", `refs/terfyn/runs/${run}`)).toMatch(
+      /^work\/src\/add\.js$/m,
+    );
+    const approvalsSoFar = git(ex.origin, "show", `refs/terfyn/runs/${run}:run/approvals.jsonl`);
+    expect(approvalsSoFar).toContain("@maria (write)");
+
+    say(gh.comments, "maria", `/terfyn approve ${publishHash}`);
+    const third = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(third).toMatchObject({ run, state: "done" });
+    expect(third.failed).toBeUndefined();
+    s = status(gh.comments);
+    expect(s.ledger.terminal).toBe("done");
+    const pushed = git(ex.origin, "rev-parse", "fix-add");
+    expect(git(ex.origin, "rev-parse", "fix-add^")).toBe(ex.head);
+    expect(git(ex.origin, "diff", "--name-only", ex.head, pushed).split("\n").sort()).toEqual([
+      "src/add.js",
+      "test/add.test.js",
+    ]);
+    expect(fake.replies.map((r) => r.threadId).sort()).toEqual([
+      "RT_101",
+      "RT_102",
+      "RT_103",
+      "RT_106",
+    ]);
+    expect(fake.issues).toHaveLength(1);
+    // The state's history is one commit per job, each on the one before (never forced).
+    expect(Number(git(ex.origin, "rev-list", "--count", `refs/terfyn/runs/${run}`))).toBe(4);
+
+    // A dispatch after the end does nothing more.
+    const again = await job(ex, { "pull-request": "7", "head-sha": pushed, run });
+    expect(again).toMatchObject({ run, state: "done" });
+    expect(fake.replies).toHaveLength(4);
+  }, 180_000);
+
+  it("a state ref pushed by someone else (not the one the status comment names) is refused", async () => {
+    const { ex, gh } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    const planHash = status(gh.comments).ledger.hash!;
+    // A forged state: the saved one with an approval added, pushed as the ref's next commit.
+    const work = mkdtempSync(join(tmpdir(), "terfyn-forge-"));
+    execFileSync("git", ["init", "-q", work]);
+    git(work, "fetch", "-q", ex.origin, `refs/terfyn/runs/${run}`);
+    git(work, "checkout", "-q", "FETCH_HEAD");
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        `printf '%s\\n' '{"gate":"plan","hash":"${planHash}","approved_at":"${LATER}","by":"@alice (write)"}' >> run/approvals.jsonl`,
+      ],
+      { cwd: work },
+    );
+    git(work, "add", "-A");
+    git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "-qm", "forged");
+    git(work, "push", "-q", ex.origin, `HEAD:refs/terfyn/runs/${run}`);
+    const r = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(r.failed).toMatch(
+      /is not the one run .* status comment names .*changed outside the run/,
+    );
+    expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
+    expect(status(gh.comments).ledger.gate).toBe("plan");
+  }, 120_000);
+
+  it("a push while the run waits at a gate ends it stuck: approvals are void", async () => {
+    const { ex, gh } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    const planHash = status(gh.comments).ledger.hash!;
+    say(gh.comments, "maria", `/terfyn approve ${planHash}`);
+    const moved = "c".repeat(40);
+    gh.pr = { ...gh.pr!, headSha: moved };
+    const r = await job(ex, { "pull-request": "7", "head-sha": moved, run });
+    expect(r).toMatchObject({ run, state: "stuck" });
+    expect(r.failed).toMatch(/a push moved the branch/);
+    const s = status(gh.comments);
+    expect(s.ledger.terminal).toBe("stuck");
+    expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
+  }, 120_000);
+
+  it("a writer's /terfyn stop ends the run; a triage user's is ignored", async () => {
+    const { ex, gh } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    say(gh.comments, "tom", "/terfyn stop");
+    const ignored = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(ignored.state).toBe("awaiting-approval");
+    say(gh.comments, "maria", "/terfyn stop");
+    const stopped = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(stopped).toMatchObject({ run, state: "stuck" });
+    expect(stopped.failed).toMatch(/stopped by @maria/);
+    expect(status(gh.comments).ledger.terminal).toBe("stuck");
+  }, 120_000);
+});

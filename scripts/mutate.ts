@@ -1,0 +1,89 @@
+/**
+ * Removes each guard of a set in turn (a small source edit), runs the test that should catch
+ * it, and restores the file. Every guard must be caught: a guard no test notices is not a
+ * guard. Prints one line per guard and exits 1 if any survived.
+ *
+ *   tsx scripts/mutate.ts doctrine              # the review doctrine's guards
+ *   tsx scripts/mutate.ts app                   # the GitHub App's and the review-fix Action's
+ *   tsx scripts/mutate.ts doctrine --only 7,8   # the guards of doctrines 7 and 8
+ *
+ * It edits files under src/ while it runs, so it refuses a working tree with uncommitted
+ * changes to those files, and always puts the original bytes back (also on Ctrl-C).
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { APP } from "./mutations/app.ts";
+import { DOCTRINE } from "./mutations/doctrine.ts";
+import type { Mutation } from "./mutations/mutation.ts";
+
+const SETS: Record<string, Mutation[]> = { doctrine: DOCTRINE, app: APP };
+const set = process.argv[2] ?? "";
+const M = SETS[set];
+if (!M) {
+  process.stderr.write(`usage: mutate.ts ${Object.keys(SETS).join("|")} [--only GROUP,…]\n`);
+  process.exit(2);
+}
+
+const root = join(import.meta.dirname, "..");
+const only = (() => {
+  const i = process.argv.indexOf("--only");
+  if (i < 0) return undefined;
+  return new Set((process.argv[i + 1] ?? "").split(","));
+})();
+
+const files = [...new Set(M.map((m) => m.file))];
+const dirty = spawnSync("git", ["status", "--porcelain", "--", ...files], {
+  cwd: root,
+  encoding: "utf8",
+}).stdout.trim();
+if (dirty !== "") {
+  process.stderr.write(`mutate ${set}: commit or stash these first:\n${dirty}\n`);
+  process.exit(2);
+}
+
+let current: { file: string; original: string } | undefined;
+const restore = () => {
+  if (current) writeFileSync(join(root, current.file), current.original);
+  current = undefined;
+};
+for (const sig of ["SIGINT", "SIGTERM"] as const)
+  process.on(sig, () => {
+    restore();
+    process.exit(130);
+  });
+
+let survived = 0;
+for (const m of M) {
+  if (only && !only.has(m.group)) continue;
+  const path = join(root, m.file);
+  const original = readFileSync(path, "utf8");
+  const at = original.indexOf(m.find);
+  if (at < 0 || original.indexOf(m.find, at + 1) >= 0) {
+    process.stdout.write(
+      `MISSING  ${set} ${m.group}: ${m.guard} (the guard's text is not found exactly once in ${m.file})\n`,
+    );
+    survived++;
+    continue;
+  }
+  current = { file: m.file, original };
+  try {
+    writeFileSync(path, original.replace(m.find, m.replace));
+    const r = spawnSync("npx", ["vitest", "run", m.test, "-t", m.filter], {
+      cwd: root,
+      env: { ...process.env, TERFYN_FROM_SOURCE: "1" },
+      encoding: "utf8",
+    });
+    const caught = r.status !== 0;
+    if (!caught) survived++;
+    process.stdout.write(
+      `${caught ? "caught  " : "SURVIVED"} ${set} ${m.group}: ${m.guard} (${m.test} -t "${m.filter}")\n`,
+    );
+  } finally {
+    restore();
+  }
+}
+process.stdout.write(
+  survived === 0 ? "every guard is caught by a test\n" : `${survived} guard(s) not caught\n`,
+);
+process.exit(survived === 0 ? 0 : 1);

@@ -1,0 +1,238 @@
+/**
+ * A review-fix run's files kept between GitHub Actions jobs, in the repository itself, as the
+ * commit at `refs/terfyn/runs/<run>`. With `placement: actions` every job is a fresh machine: a
+ * job runs the core until a gate (or the end), saves the run's files here and exits; the job the
+ * next `/terfyn approve` dispatches loads them and goes on.
+ *
+ * Why a ref: the job already holds `contents: write` (it pushes the fix), so no other permission
+ * or service is needed; a ref outside `refs/heads/` and `refs/tags/` triggers no workflow and
+ * shows in no branch list; it never expires (an artifact does after 90 days); and each save is a
+ * commit whose parent is the state it loaded, pushed without force, so two jobs that both loaded
+ * one state cannot both save: the second push is refused as non-fast-forward.
+ *
+ * What is read back is hostile data (anyone who can push to the repository can push this ref):
+ * only regular files (mode 100644) under the names `files` allows are accepted, each path is
+ * checked before it is written, and the caller binds the commit it loads to the one its own
+ * status comment names.
+ *
+ * git runs hardened (no hooks, no credential helper, no ext:: transport, no global or system
+ * config), in a bare repository of its own that nothing else uses, with an environment that is
+ * an allowlist; the token reaches it only as a header in git's own environment.
+ */
+import { spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { GIT_HARDENING } from "../git/branch-writer.ts";
+
+/** Run ids as the App and the Action make them: also a safe ref component. */
+export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A path inside a saved state: `/`-separated, no empty, `.` or `..` part, no `.git`. */
+export function isSafeStatePath(p: string): boolean {
+  if (p === "" || p.length > 4096 || p.startsWith("/") || p.includes("\\") || p.includes("\0"))
+    return false;
+  return p
+    .split("/")
+    .every((part) => part !== "" && part !== "." && part !== ".." && part.toLowerCase() !== ".git");
+}
+
+export class RunStateError extends Error {}
+
+export interface RunStateConfig {
+  /** A bare repository of the store's own (created when missing). */
+  gitDir: string;
+  /** The repository's URL (https, or a local path in tests). */
+  url: string;
+  /** git's authentication as environment variables (GIT_CONFIG_COUNT/KEY/VALUE), or none. */
+  auth?: Record<string, string>;
+  /** Author and committer of state commits. */
+  identity: { name: string; email: string };
+}
+
+export interface LoadedState {
+  /** The commit at the ref when it was loaded. */
+  commit: string;
+  /** Every file in it, by path. */
+  files: Map<string, Buffer>;
+}
+
+const MAX_FILES = 10_000;
+const MAX_BYTES = 256 * 1024 * 1024;
+
+export function stateRef(run: string): string {
+  if (!RUN_ID.test(run)) throw new RunStateError(`not a run id: ${JSON.stringify(run)}`);
+  return `refs/terfyn/runs/${run}`;
+}
+
+export class RunStateRef {
+  constructor(private readonly c: RunStateConfig) {
+    if (c.url.startsWith("-")) throw new RunStateError(`not a repository URL: ${c.url}`);
+  }
+
+  private async init(): Promise<void> {
+    await mkdir(this.c.gitDir, { recursive: true });
+    await this.git(["init", "--quiet", "--bare"]);
+  }
+
+  /** The run's saved state, or undefined when the repository has no state for it. */
+  async load(run: string): Promise<LoadedState | undefined> {
+    const ref = stateRef(run);
+    await this.init();
+    const listed = (await this.git(["ls-remote", "--", this.c.url, ref])).stdout.toString("utf8");
+    const line = listed.split("\n").find((l) => l.endsWith(`\t${ref}`));
+    if (!line) return undefined;
+    const commit = line.slice(0, line.indexOf("\t"));
+    if (!/^[0-9a-f]{40}$/.test(commit))
+      throw new RunStateError(`the remote answered ${JSON.stringify(line)} for ${ref}`);
+    await this.git(["fetch", "--quiet", "--no-tags", "--", this.c.url, `${ref}:refs/state/loaded`]);
+    const at = (await this.git(["rev-parse", "--verify", "refs/state/loaded^{commit}"])).stdout
+      .toString("utf8")
+      .trim();
+    if (at !== commit)
+      throw new RunStateError(
+        `${ref} moved while it was read (${commit.slice(0, 12)} then ${at.slice(0, 12)}): another job saved the run; run it again`,
+      );
+    const tree = (await this.git(["ls-tree", "-r", "-z", "--full-tree", "--", commit])).stdout;
+    const files = new Map<string, Buffer>();
+    let total = 0;
+    for (const entry of tree.toString("utf8").split("\0")) {
+      if (entry === "") continue;
+      const m = /^(\d{6}) (\w+) ([0-9a-f]{40})\t(.+)$/s.exec(entry);
+      if (!m)
+        throw new RunStateError(`${ref} has an entry git describes as ${JSON.stringify(entry)}`);
+      const [, mode, type, sha, path] = m as unknown as [string, string, string, string, string];
+      if (mode !== "100644" || type !== "blob")
+        throw new RunStateError(
+          `${ref} holds ${JSON.stringify(path)} as ${type} ${mode}: a run's state has only regular files`,
+        );
+      if (!isSafeStatePath(path))
+        throw new RunStateError(`${ref} holds a file with an unsafe name ${JSON.stringify(path)}`);
+      if (files.size >= MAX_FILES)
+        throw new RunStateError(`${ref} holds more than ${MAX_FILES} files`);
+      const bytes = (await this.git(["cat-file", "blob", sha])).stdout;
+      total += bytes.length;
+      if (total > MAX_BYTES) throw new RunStateError(`${ref} holds more than ${MAX_BYTES} bytes`);
+      files.set(path, bytes);
+    }
+    return { commit, files };
+  }
+
+  /**
+   * Saves `files` as the run's state: a commit whose parent is `parent` (the state this job
+   * loaded; none for a new run), pushed without force. Returns the new commit. A push refused
+   * because the ref moved is a RunStateError saying so.
+   */
+  async save(run: string, files: ReadonlyMap<string, Buffer>, parent?: string): Promise<string> {
+    const ref = stateRef(run);
+    if (parent !== undefined && !/^[0-9a-f]{40}$/.test(parent))
+      throw new RunStateError(`not a commit: ${parent}`);
+    await this.init();
+    const index = [] as string[];
+    for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!isSafeStatePath(path))
+        throw new RunStateError(`a run file has an unsafe name ${JSON.stringify(path)}`);
+      const sha = (await this.git(["hash-object", "-w", "--stdin"], bytes)).stdout
+        .toString("utf8")
+        .trim();
+      index.push(`100644 ${sha}\t${path}\0`);
+    }
+    const indexFile = `${this.c.gitDir}/state-index`;
+    const env = { GIT_INDEX_FILE: indexFile };
+    await this.git(["read-tree", "--empty"], undefined, env);
+    await this.git(
+      ["update-index", "-z", "--index-info"],
+      Buffer.from(index.join(""), "utf8"),
+      env,
+    );
+    const tree = (await this.git(["write-tree"], undefined, env)).stdout.toString("utf8").trim();
+    const commit = (
+      await this.git(
+        [
+          "commit-tree",
+          ...(parent ? ["-p", parent] : []),
+          "-m",
+          `terfyn: the state of review-fix run ${run}`,
+          tree,
+        ],
+        undefined,
+        identityEnv(this.c.identity),
+      )
+    ).stdout
+      .toString("utf8")
+      .trim();
+    const pushed = await this.git(
+      ["push", "--quiet", "--", this.c.url, `${commit}:${ref}`],
+      undefined,
+      {},
+      true,
+    );
+    if (pushed.code !== 0) {
+      const lines = pushed.stderr
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "" && !l.startsWith("hint:"));
+      const why = (lines.find((l) => /rejected/.test(l)) ?? lines.at(-1) ?? "").trim();
+      throw new RunStateError(
+        /non-fast-forward|fetch first|\[rejected\]/.test(pushed.stderr)
+          ? `${ref} moved since this job loaded it: another job saved the run first, so this job's state was not saved (${why})`
+          : `saving the run's state to ${ref} failed: ${why || `git push exited ${pushed.code}`}`,
+      );
+    }
+    return commit;
+  }
+
+  private git(
+    args: readonly string[],
+    stdin?: Buffer,
+    extraEnv: Record<string, string> = {},
+    tolerate = false,
+  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+    const env: Record<string, string> = {};
+    for (const k of ["PATH", "HOME", "LANG", "TMPDIR"]) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    Object.assign(env, {
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_DIR: this.c.gitDir,
+      LC_ALL: "C",
+      ...(this.c.auth ?? {}),
+      ...extraEnv,
+    });
+    return new Promise((resolve, reject) => {
+      const child = spawn("git", [...GIT_HARDENING, ...args], {
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      const out: Buffer[] = [];
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString("utf8");
+      });
+      child.on("error", (e) => reject(new RunStateError(`cannot run git: ${e.message}`)));
+      child.on("close", (code) => {
+        const r = { code, stdout: Buffer.concat(out), stderr: err };
+        if (code === 0 || tolerate) resolve(r);
+        else
+          reject(
+            new RunStateError(
+              `git ${args[0]} failed (exit ${code}) on the run's state: ${err.trim().split("\n").at(-1) ?? ""}`,
+            ),
+          );
+      });
+      child.stdin.on("error", () => {});
+      child.stdin.end(stdin ?? Buffer.alloc(0));
+    });
+  }
+}
+
+function identityEnv(i: { name: string; email: string }): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: i.name,
+    GIT_AUTHOR_EMAIL: i.email,
+    GIT_COMMITTER_NAME: i.name,
+    GIT_COMMITTER_EMAIL: i.email,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * A review-fix run's one status comment and the check run on its head that mirrors it: created
+ * at the first update, edited in place after. The App uses it with its installation token; the
+ * Action's review-fix mode with the workflow's token.
+ */
+import type { GitHubGateway } from "../adapters/github/gateway.ts";
+import type { Ledger } from "../core/app/triggers.ts";
+import { type RunStatusDetails, renderRunStatus } from "../core/render/run-status.ts";
+
+/** Where a run's progress is reported: the status comment and a check run on the head. */
+export interface RunReporter {
+  update(ledger: Ledger, details?: RunStatusDetails): Promise<void>;
+}
+
+export interface StatusReporter extends RunReporter {
+  /** The status comment, once there is one. */
+  comment(): { id: number; url: string } | undefined;
+}
+
+const GOOD_ENDS = ["done", "nothing-to-do", "done-but-unproven"];
+
+export function statusReporter(
+  gateway: Pick<GitHubGateway, "createIssueComment" | "updateIssueComment" | "createCheckRun">,
+  issue: number,
+  existing?: { id: number; url?: string },
+): StatusReporter {
+  let at = existing ? { id: existing.id, url: existing.url ?? "" } : undefined;
+  return {
+    comment: () => at,
+    async update(ledger, details) {
+      const body = renderRunStatus(ledger, details);
+      at =
+        at === undefined
+          ? await gateway.createIssueComment(issue, body)
+          : await gateway.updateIssueComment(at.id, body);
+      await gateway.createCheckRun({
+        name: "terfyn: review-fix",
+        headSha: ledger.head,
+        conclusion: !ledger.terminal
+          ? "neutral"
+          : GOOD_ENDS.includes(ledger.terminal)
+            ? "success"
+            : "failure",
+        externalId: ledger.run,
+        output: {
+          title:
+            ledger.terminal ?? (ledger.gate ? `waiting at the ${ledger.gate} gate` : ledger.phase),
+          summary: body,
+        },
+        annotations: [],
+      });
+    },
+  };
+}
+
+/** Whether a run that ended `terminal` ended well (the check's success). */
+export function endedWell(terminal: string): boolean {
+  return GOOD_ENDS.includes(terminal);
+}
