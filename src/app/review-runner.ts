@@ -22,8 +22,9 @@
  * (a restart) is resumed, not abandoned: `interrupted()` lists them at startup and `recover`
  * takes the dead process's lock over and runs the core again, which continues from its cursor
  * and each agent step from its journal (the publishers' markers make a repeated publish post
- * nothing twice). Each run's model calls are counted against a budget (`maxModelCalls`), kept in
- * `model-spend.json` across sessions; the status comment shows the spend.
+ * nothing twice). Each run's model calls and tokens are counted against two budgets
+ * (`maxModelCalls`, `maxTokens`), kept in `model-spend.json` across sessions; the status comment
+ * shows the spend.
  *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
@@ -83,6 +84,11 @@ export interface InProcessRunnerOptions {
    * `defaultModelBudget(agents)`, every agent step a run can take at its agent's maxTurns.
    */
   maxModelCalls?: number;
+  /**
+   * Input and output tokens one run may spend over all its sessions, as the model's `usage`
+   * reports them (TERFYN_APP_MAX_TOKENS). Default: `defaultTokenBudget` of the call budget.
+   */
+  maxTokens?: number;
   /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
   lockFacts?: HostFacts;
 }
@@ -101,28 +107,44 @@ export function defaultModelBudget(agents: ResolvedProject, limits = DEFAULT_LIM
   );
 }
 
+/**
+ * The tokens one model call is allowed by the default token budget: the Anthropic adapter's
+ * 4,096 output tokens (its `max_tokens`; no agent declares its own) and up to 28,672 input
+ * tokens (the agent's instructions, its input and the turns so far).
+ */
+export const DEFAULT_TOKENS_PER_CALL = 32_768;
+
+/** The default token budget: every call the call budget allows, at DEFAULT_TOKENS_PER_CALL. */
+export function defaultTokenBudget(calls: number): number {
+  return calls * DEFAULT_TOKENS_PER_CALL;
+}
+
 /** A run's model spend so far (kept in `<run>/model-spend.json` across its sessions). */
 export interface ModelSpend {
   calls: number;
   limit: number;
   input_tokens: number;
   output_tokens: number;
+  /** The token budget (input and output tokens together). */
+  token_limit: number;
 }
 
 /** The spend as one sentence: the calls, and the tokens when the model reported them. */
 export function describeSpend(s: ModelSpend): string {
   const tokens =
     s.input_tokens + s.output_tokens > 0
-      ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens`
+      ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens of ${s.token_limit}`
       : "";
   return `${s.calls} of ${s.limit} model calls${tokens}`;
 }
 
 /**
  * The model port counted: every call (a failed one too) is added to the run's spend before it
- * is sent, and once the spend reaches the budget the next call is refused, so the agent fails
- * and the run ends stuck with the spend in its reason. Turns the journals replay on a resume
- * never reach the model, so they cost nothing.
+ * is sent, and the tokens its answer's `usage` reports after it; once the calls or the tokens
+ * reach their budget the next call is refused, so the agent fails and the run ends stuck with
+ * the spend in its reason. One call may take the tokens past the budget (its usage is known only
+ * when it answers); none follows it. Turns the journals replay on a resume never reach the
+ * model, so they cost nothing.
  */
 function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>): ModelPort {
   return {
@@ -130,6 +152,10 @@ function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>
       if (spend.calls >= spend.limit)
         throw new Error(
           `the run's model-call budget is spent (${describeSpend(spend)}; TERFYN_APP_MAX_MODEL_CALLS)`,
+        );
+      if (spend.input_tokens + spend.output_tokens >= spend.token_limit)
+        throw new Error(
+          `the run's token budget is spent (${describeSpend(spend)}; TERFYN_APP_MAX_TOKENS)`,
         );
       spend.calls++;
       await save();
@@ -304,6 +330,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
 
   const locks = new FileRunLock(o.lockFacts ?? hostFacts, now);
   const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
+  const tokenBudget = o.maxTokens ?? defaultTokenBudget(budget);
 
   const readSpend = async (p: RunPaths): Promise<ModelSpend> => {
     try {
@@ -313,9 +340,16 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         limit: budget,
         input_tokens: Number(v.input_tokens) || 0,
         output_tokens: Number(v.output_tokens) || 0,
+        token_limit: tokenBudget,
       };
     } catch {
-      return { calls: 0, limit: budget, input_tokens: 0, output_tokens: 0 };
+      return {
+        calls: 0,
+        limit: budget,
+        input_tokens: 0,
+        output_tokens: 0,
+        token_limit: tokenBudget,
+      };
     }
   };
 
