@@ -20,7 +20,8 @@
  * Each session holds the run directory's lock (src/adapters/fs/run-lock.ts, as `terfyn review`
  * does), so one process works on a run at a time. A run left `running` by a process that is gone
  * (a restart) is resumed, not abandoned: `interrupted()` lists them at startup and `recover`
- * takes the dead process's lock over and runs the core again, which continues from its cursor
+ * takes the dead process's lock over (on another host: one whose heartbeat is older than
+ * `lockStaleSeconds`) and runs the core again, which continues from its cursor
  * and each agent step from its journal (the publishers' markers make a repeated publish post
  * nothing twice). Each run's model calls and tokens are counted against two budgets
  * (`maxModelCalls`, `maxTokens`), kept in `model-spend.json` across sessions; the status comment
@@ -33,13 +34,13 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
-import { FileRunLock, hostFacts, LOCK_NAME, RunLockHeldError } from "../adapters/fs/run-lock.ts";
+import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
 import { GIT_HARDENING } from "../adapters/git/branch-writer.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import {
@@ -58,7 +59,7 @@ import type { ReviewOutcome, ReviewRunState } from "../core/review/ports.ts";
 import { DEFAULT_LIMITS } from "../core/review/referee.ts";
 import { composeReport } from "../core/review/report.ts";
 import { DoctrineSteps } from "../core/review/steps.ts";
-import { type HostFacts, isStaleLock, parseLockOwner } from "../core/runs/run-lock.ts";
+import { DEFAULT_OTHER_HOST_STALE_MS, type HostFacts } from "../core/runs/run-lock.ts";
 import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
@@ -91,6 +92,12 @@ export interface InProcessRunnerOptions {
   maxTokens?: number;
   /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
   lockFacts?: HostFacts;
+  /**
+   * How long a run's lock taken on another host may go without its holder's heartbeat before
+   * this App takes it over (TERFYN_LOCK_STALE_SECONDS). Default 600. A lock of a live process
+   * on this host is never taken over, however old.
+   */
+  lockStaleSeconds?: number;
 }
 
 /**
@@ -328,7 +335,10 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return token ? gitAuthEnv(new URL(url).origin, token) : {};
   };
 
-  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now);
+  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now, undefined, {
+    otherHostStaleMs:
+      o.lockStaleSeconds !== undefined ? o.lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
+  });
   const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
   const tokenBudget = o.maxTokens ?? defaultTokenBudget(budget);
 
@@ -537,8 +547,8 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
             await readFile(join(p.run, "state.json"), "utf8").catch(() => "{}"),
           );
           if (state.status === "ended" || state.status === "awaiting-approval") continue;
-          const owner = lockOwner(p);
-          if (owner && !isStaleLock(owner, o.lockFacts ?? hostFacts)) continue;
+          const held = locks.holder(p.run);
+          if (held && !held.stale) continue;
           out.push(await readSaved(p));
         } catch (e) {
           log(`cannot tell whether run ${name} was interrupted: ${(e as Error).message}`);
@@ -700,15 +710,6 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
     },
   };
-}
-
-/** Who holds a run's lock, if anyone. */
-function lockOwner(p: RunPaths) {
-  try {
-    return parseLockOwner(readFileSync(join(p.run, LOCK_NAME), "utf8"));
-  } catch {
-    return undefined;
-  }
 }
 
 async function readLeftOut(

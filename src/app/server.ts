@@ -7,8 +7,10 @@
  * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
  * with. TERFYN_APP_MAX_MODEL_CALLS bounds each run's model calls (default: every agent step a run
  * can take at its agent's maxTurns), TERFYN_APP_MAX_TOKENS its input and output tokens (default:
- * 32,768 per call of that budget); a value that is not a whole number stops the App at
- * startup. TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead.
+ * 32,768 per call of that budget), TERFYN_LOCK_STALE_SECONDS how long a run's lock taken on
+ * another host may go without its holder's heartbeat before it is taken over (default 600, at
+ * least 60); a value that is not a whole number stops the App at startup.
+ * TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead.
  * TERFYN_APP_PLACEMENT=actions runs nothing here: a label dispatches the workflow
  * TERFYN_APP_WORKFLOW (default terfyn-review-fix.yml) on the default branch, and the Action's
  * `mode: review-fix` runs it on the repository's runners (docs/github-app-placement.md). To host
@@ -48,6 +50,8 @@ function integerSetting(name: string, min = 1): number | undefined {
 // Read before anything starts, so a wrong value stops the App at once.
 const maxModelCalls = integerSetting("TERFYN_APP_MAX_MODEL_CALLS");
 const maxTokens = integerSetting("TERFYN_APP_MAX_TOKENS");
+// At least two of a holder's 30-second heartbeats: a live holder is never judged stale.
+const lockStaleSeconds = integerSetting("TERFYN_LOCK_STALE_SECONDS", 60);
 
 let placement: Placement;
 try {
@@ -86,6 +90,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
     ...(maxModelCalls ? { maxModelCalls } : {}),
     ...(maxTokens ? { maxTokens } : {}),
+    ...(lockStaleSeconds ? { lockStaleSeconds } : {}),
   });
 }
 
