@@ -34,7 +34,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -187,6 +187,8 @@ export interface InProcessRunner extends ReviewRunner {
   interrupted(): Promise<SavedJob[]>;
   /** Where a run's files are. */
   paths(run: string): RunPaths;
+  /** Holds a pull request head while a label event is handled (its directory goes on release). */
+  claim(key: string): { release(): void } | undefined;
 }
 
 export interface RunPaths {
@@ -524,18 +526,34 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
 
     claim(key) {
       // One directory per pull request head (hashed: the key holds `/`); never a run id (those
-      // never start with a dot).
+      // never start with a dot). It goes with the claim's release, so none pile up.
       const dir = join(o.runsDir, ".claims", createHash("sha256").update(key).digest("hex"));
-      mkdirSync(dir, { recursive: true });
-      try {
-        return locks.acquire(dir, `terfyn app label ${key}`);
-      } catch (e) {
-        if (e instanceof RunLockHeldError) return undefined;
-        throw e;
+      for (let round = 0; ; round++) {
+        mkdirSync(dir, { recursive: true });
+        let held: ReturnType<typeof locks.acquire>;
+        try {
+          held = locks.acquire(dir, `terfyn app label ${key}`);
+        } catch (e) {
+          if (e instanceof RunLockHeldError) return undefined;
+          // Another process released the same claim and removed its directory between our
+          // mkdir and our lock: make it again.
+          if ((e as NodeJS.ErrnoException).code === "ENOENT" && round < 4) continue;
+          throw e;
+        }
+        return {
+          release() {
+            held.release();
+            removeEmptyDir(dir, log);
+          },
+        };
       }
     },
 
     async interrupted() {
+      // At startup: the empty claim directories earlier versions left behind go too.
+      const claimsDir = join(o.runsDir, ".claims");
+      for (const name of await readdir(claimsDir).catch(() => [] as string[]))
+        removeEmptyDir(join(claimsDir, name), log);
       const out: SavedJob[] = [];
       const names = await readdir(o.runsDir).catch(() => [] as string[]);
       for (const name of names.sort()) {
@@ -710,6 +728,21 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
     },
   };
+}
+
+/**
+ * Removes a claim's directory once its lock is released, only when nothing is left in it:
+ * rmdir(2) refuses a directory that holds anything (another process's lock, or the temp file
+ * it is about to link in), and that process's claim goes on undisturbed.
+ */
+function removeEmptyDir(dir: string, log: (line: string) => void): void {
+  try {
+    rmdirSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT")
+      log(`could not remove the claim directory ${dir}: ${(e as Error).message}`);
+  }
 }
 
 async function readLeftOut(
