@@ -35,6 +35,7 @@ import {
   probotWith,
   runEffects,
   status,
+  throughPublish,
   until,
   writer,
 } from "./helpers/app-runner.ts";
@@ -395,20 +396,6 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
 });
 
 describe("the App's runner at publish: what GitHub refuses", () => {
-  /** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
-  async function throughPublish(ex: Example, gh: ReturnType<typeof fakeGitHub>) {
-    const runner = await exampleRunner(ex);
-    const receive = probotWith(runner);
-    await receive("pull_request", labeled(ex));
-    await runner.idle();
-    for (const gate of ["plan", "publish"]) {
-      const s = status(gh.comments);
-      expect(s.ledger.gate).toBe(gate);
-      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
-      await runner.idle();
-    }
-    return { runner, run: status(gh.comments).ledger.run };
-  }
   const writer = (ex: Example) =>
     fakeGitHub({
       me: APP,

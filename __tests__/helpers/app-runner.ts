@@ -338,3 +338,22 @@ export async function until(f: () => boolean, ms = 90_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
+export async function throughPublish(
+  ex: Example,
+  gh: ReturnType<typeof fakeGitHub>,
+  extra: Partial<Parameters<typeof inProcessRunner>[0]> = {},
+) {
+  const runner = await exampleRunner(ex, extra);
+  const receive = probotWith(runner);
+  await receive("pull_request", labeled(ex));
+  await runner.idle();
+  for (const gate of ["plan", "publish"]) {
+    const s = status(gh.comments);
+    expect(s.ledger.gate).toBe(gate);
+    await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+    await runner.idle();
+  }
+  return { runner, run: status(gh.comments).ledger.run };
+}
