@@ -101,6 +101,9 @@ describe("/terfyn status finds a run again", () => {
     }
     expect(rec.problems).toEqual([]);
     expect(lines.join("\n")).toMatch(/was interrupted; resuming it in phase plan/);
+    expect(lines.join("\n")).toContain(
+      `took over the lock on run ${run} from pid ${process.pid} on host ${hostFacts.host}`,
+    );
     // The decide phase was not repeated: only the Planner ran, and the run reached its gate.
     expect(calls.length).toBeGreaterThan(0);
     expect(new Set(calls)).toEqual(new Set(["Planner"]));

@@ -59,7 +59,11 @@ import type { ReviewOutcome, ReviewRunState } from "../core/review/ports.ts";
 import { DEFAULT_LIMITS } from "../core/review/referee.ts";
 import { composeReport } from "../core/review/report.ts";
 import { DoctrineSteps } from "../core/review/steps.ts";
-import { DEFAULT_OTHER_HOST_STALE_MS, type HostFacts } from "../core/runs/run-lock.ts";
+import {
+  DEFAULT_OTHER_HOST_STALE_MS,
+  type HostFacts,
+  takeoverMessage,
+} from "../core/runs/run-lock.ts";
 import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
@@ -373,7 +377,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const lockRun = (p: RunPaths, run: string) => {
     mkdirSync(p.run, { recursive: true });
     try {
-      return locks.acquire(p.run, `terfyn app ${run}`);
+      const lock = locks.acquire(p.run, `terfyn app ${run}`);
+      if (lock.tookOver) log(takeoverMessage(`run ${run}`, lock.tookOver));
+      return lock;
     } catch (e) {
       if (e instanceof RunLockHeldError) return undefined;
       throw e;
