@@ -25,7 +25,7 @@ import {
   LATER,
   model,
   T0,
-} from "./helpers/app-example.ts";
+} from "./helpers/app-runner.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());

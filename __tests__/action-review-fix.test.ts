@@ -14,7 +14,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/action/run.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { API, OWNER, REPO, recordRequests, runAction } from "./helpers/action-harness.ts";
-import { build, EXAMPLE, fakeGraphql } from "./helpers/app-example.ts";
+import { build, EXAMPLE, fakeGraphql } from "./helpers/app-runner.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());

@@ -7,326 +7,42 @@
  * on the status comment → a writer's approval → publish gate → approval → a fast-forward push
  * to the bare remote, marked replies, a ticket, `done`.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
 import { FileRunLock, hostFacts } from "../src/adapters/fs/run-lock.ts";
-import { createGateway } from "../src/adapters/github/gateway.ts";
-import { appEffects, replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
-import { ModelRouter } from "../src/adapters/models/model-router.ts";
-import { ScriptedModel } from "../src/adapters/models/model-script.ts";
-import { terfynApp } from "../src/app/app.ts";
-import {
-  agentsProjectDir,
-  defaultModelBudget,
-  type InProcessRunner,
-  inProcessRunner,
-} from "../src/app/review-runner.ts";
-import { parseLedger } from "../src/core/app/triggers.ts";
+import { replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
+import { defaultModelBudget } from "../src/app/review-runner.ts";
 import { artifactHash } from "../src/core/review/gates.ts";
 import type { PublishArtifact } from "../src/core/review/ports.ts";
-import { validateProject } from "../src/core/validate.ts";
-import { API, fixture, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
-import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+import { recordRequests } from "./helpers/action-harness.ts";
+import {
+  APP,
+  agents,
+  approval,
+  build,
+  commented,
+  type Example,
+  exampleRunner,
+  fakeGraphql,
+  git,
+  LATER,
+  type Loose,
+  labeled,
+  model,
+  probotWith,
+  runEffects,
+  status,
+  throughPublish,
+  until,
+  writer,
+} from "./helpers/app-runner.ts";
+import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-
-// biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON, adapted field by field
-type Loose = Record<string, any>;
-
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
-const SLUG = "terfyn-test";
-const APP = `${SLUG}[bot]`;
-const T0 = "2026-12-01T10:00:00Z";
-const LATER = "2026-12-01T11:00:00Z";
-
-interface Example {
-  repo: string;
-  origin: string;
-  request: string;
-  head: string;
-  base: string;
-  older: string;
-}
-
-function build(): Example {
-  const out = join(mkdtempSync(join(tmpdir(), "terfyn-app-runner-")), "repo");
-  return JSON.parse(
-    execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), out], { encoding: "utf8" }),
-  ) as Example;
-}
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
-
-interface RequestThread {
-  id: string;
-  path: string;
-  original_line: number | null;
-  line: number | null;
-  original_commit: string;
-  outdated: boolean;
-  resolved: boolean;
-  comments: { id: string; author: string; body: string; created_at: string; commit: string }[];
-}
-
-/**
- * GitHub's GraphQL side: the example's threads as reviewThreads, replies added by the mutation
- * (authored by the App's Bot) and listed in their thread from then on.
- */
-function fakeGraphql(
-  ex: Example,
-  opts: {
-    failThreads?: number;
-    /** Issues disabled on the repository: every issues request answers 410. */
-    issuesGone?: boolean;
-    /** A reply to this thread answers this HTTP status. */
-    failReply?: { thread: string; status: number };
-  } = {},
-) {
-  const request = JSON.parse(readFileSync(ex.request, "utf8")) as { threads: RequestThread[] };
-  const replies: { threadId: string; body: string }[] = [];
-  const issues: { title: string; body: string; author?: string }[] = [];
-  const comment = (c: RequestThread["comments"][number], t: RequestThread) => ({
-    id: `PRRC_${c.id}`,
-    fullDatabaseId: c.id,
-    author: { login: c.author, __typename: "User" },
-    body: c.body,
-    createdAt: c.created_at,
-    lastEditedAt: null,
-    commit: { oid: c.commit },
-    originalCommit: { oid: t.original_commit },
-    diffHunk: "@@ -1,3 +1,3 @@",
-  });
-  const threads = () =>
-    request.threads.map((t) => ({
-      id: t.id,
-      isResolved: t.resolved,
-      isOutdated: t.outdated,
-      path: t.path,
-      line: t.line,
-      originalLine: t.original_line,
-      diffSide: "RIGHT",
-      comments: {
-        pageInfo: { hasNextPage: false, endCursor: null },
-        nodes: [
-          ...t.comments.map((c) => comment(c, t)),
-          ...replies
-            .filter((r) => r.threadId === t.id)
-            .map((r, i) => ({
-              ...comment(
-                { id: `9${i}`, author: SLUG, body: r.body, created_at: LATER, commit: ex.head },
-                t,
-              ),
-              author: { login: SLUG, __typename: "Bot" },
-            })),
-        ],
-      },
-    }));
-  nock(API)
-    .persist()
-    .post("/graphql")
-    .reply((_u, body) => {
-      const b = body as { query: string; variables: Record<string, unknown> };
-      if (b.query.includes("TerfynThreadReply")) {
-        if (opts.failReply && opts.failReply.thread === b.variables.threadId)
-          return [opts.failReply.status, { message: "Resource not accessible by integration" }];
-        replies.push({ threadId: String(b.variables.threadId), body: String(b.variables.body) });
-        return [
-          200,
-          {
-            data: {
-              addPullRequestReviewThreadReply: { comment: { id: `R${replies.length}`, url: "u" } },
-            },
-          },
-        ];
-      }
-      if (opts.failThreads)
-        return [opts.failThreads, { message: "Resource not accessible by integration" }];
-      return [
-        200,
-        {
-          data: {
-            repository: {
-              pullRequest: {
-                number: 7,
-                headRefName: "fix-add",
-                headRefOid: ex.head,
-                baseRefOid: ex.base,
-                isCrossRepository: false,
-                reviewThreads: {
-                  pageInfo: { hasNextPage: false, endCursor: null },
-                  nodes: threads(),
-                },
-              },
-            },
-          },
-        },
-      ];
-    })
-    .get(new RegExp(`^/repos/${OWNER}/${REPO}/compare/[0-9a-f]{40}\\.\\.\\.[0-9a-f]{40}`))
-    .reply((uri) => {
-      const [from, to] = decodeURIComponent(uri.split("/compare/")[1]!.split("?")[0]!).split("...");
-      const ahead = Number(git(ex.origin, "rev-list", "--count", `${from}..${to}`));
-      return [200, { ahead_by: ahead, behind_by: 0, status: "ahead" }];
-    })
-    .get(`/repos/${OWNER}/${REPO}/issues`)
-    .query(true)
-    .reply((uri) => {
-      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
-      const q = new URL(uri, API).searchParams;
-      // GitHub's filters: issues by `creator`, in any state with state=all.
-      const listed = issues
-        .map((i, n) => ({ ...i, number: 101 + n, author: i.author ?? APP }))
-        .filter((i) => !q.get("creator") || i.author === q.get("creator"));
-      return [
-        200,
-        listed.map((i) => ({
-          id: i.number,
-          number: i.number,
-          title: i.title,
-          body: i.body,
-          state: "open",
-          user: { login: i.author, type: i.author.endsWith("[bot]") ? "Bot" : "User" },
-          html_url: `https://github.com/${OWNER}/${REPO}/issues/${i.number}`,
-        })),
-      ];
-    })
-    .post(`/repos/${OWNER}/${REPO}/issues`)
-    .reply((_u, body) => {
-      if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
-      issues.push(body as { title: string; body: string });
-      return [
-        201,
-        { number: 100 + issues.length, html_url: `https://github.com/${OWNER}/${REPO}/issues/1` },
-      ];
-    });
-  return { replies, issues };
-}
-
-async function agents() {
-  const v = validateProject((await readProjectDirectory(agentsProjectDir())).files);
-  expect(v.ok).toBe(true);
-  return v.project;
-}
-
-const model = async () =>
-  new ModelRouter({
-    script: await ScriptedModel.load(join(EXAMPLE, "model-script.yaml")),
-    forceScript: true,
-    env: {},
-  });
-
-function labeled(ex: Example): Loose {
-  const p = fixture("pull_request.labeled") as Loose;
-  p.number = 7;
-  p.pull_request.number = 7;
-  p.pull_request.head.sha = ex.head;
-  p.pull_request.head.ref = "fix-add";
-  p.pull_request.user.login = "alice";
-  p.label = { ...(p.label ?? {}), name: "terfyn:review-fix" };
-  p.sender = { ...p.sender, login: "maria", type: "User" };
-  p.repository.name = REPO;
-  p.repository.owner.login = OWNER;
-  p.repository.full_name = `${OWNER}/${REPO}`;
-  p.pull_request.base.repo.full_name = `${OWNER}/${REPO}`;
-  p.pull_request.head.repo.full_name = `${OWNER}/${REPO}`;
-  return p;
-}
-
-function commented(body: string, user = "maria"): Loose {
-  const p = fixture("issue_comment.created") as Loose;
-  p.issue.number = 7;
-  p.issue.pull_request = { url: `${API}/repos/${OWNER}/${REPO}/pulls/7` };
-  p.comment.body = body;
-  p.comment.user = { ...p.comment.user, login: user, type: "User" };
-  p.repository.name = REPO;
-  p.repository.owner.login = OWNER;
-  return p;
-}
-
-function probotWith(runner: InProcessRunner) {
-  const probot = new Probot({
-    githubToken: "test",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
-    logLevel: "fatal",
-  });
-  probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date(T0) }));
-  let n = 0;
-  return (name: string, payload: Loose) =>
-    probot.receive({
-      id: `delivery-${++n}`,
-      name: name as "pull_request",
-      payload: payload as never,
-    });
-}
-
-const status = (comments: FakeComment[]) => {
-  const mine = comments.filter((c) => c.user.login === APP && parseLedger(c.body));
-  expect(mine).toHaveLength(1);
-  return { body: mine[0]!.body, ledger: parseLedger(mine[0]!.body)! };
-};
-
-/** A writer's approval, posted after the gate began. */
-function approval(comments: FakeComment[], hash: string): string {
-  const c = humanComment("maria", `Read it; fine.\n\n/terfyn approve ${hash}`);
-  c.created_at = LATER;
-  c.updated_at = LATER;
-  comments.push(c);
-  return c.body;
-}
-
-/** The in-process runner over the example's bare remote, in a fresh runs directory. */
-const exampleRunner = async (
-  ex: Example,
-  extra: Partial<Parameters<typeof inProcessRunner>[0]> = {},
-) =>
-  inProcessRunner({
-    appSlug: SLUG,
-    runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
-    agents: await agents(),
-    model,
-    cloneUrl: () => ex.origin,
-    now: () => new Date(T0),
-    log: () => {},
-    ...extra,
-  });
-
-/** A pull request on the example where maria may write. */
-const writer = (ex: Example) =>
-  fakeGitHub({
-    me: APP,
-    roles: { maria: { role_name: "write", permission: "write" } },
-    pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
-  });
-
-/** The App's effects for a run's directories, as a resumed publish builds them. */
-const runEffects = async (run: string, p: { clone: string; worktree: string; run: string }) =>
-  appEffects({
-    gateway: createGateway(
-      "t",
-      { owner: OWNER, repo: REPO },
-      { fetch: globalThis.fetch, retries: 0 },
-    ),
-    repo: { owner: OWNER, repo: REPO },
-    pullRequest: 7,
-    triggerAt: T0,
-    run,
-    appSlug: SLUG,
-    cloneDir: p.clone,
-    worktreeDir: p.worktree,
-    runDir: p.run,
-    git: {},
-    agents: await agents(),
-    model: await model(),
-    progress: () => {},
-  });
 
 describe("the App's in-process runner", () => {
   it("label → plan gate → approval → publish gate → approval → a fast-forward push, marked replies, a ticket, done", async () => {
@@ -558,15 +274,6 @@ describe("the App's in-process runner", () => {
   }, 120_000);
 });
 
-/** Polls `f` until it is true (a background session's progress), or fails after `ms`. */
-async function until(f: () => boolean, ms = 90_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("the App's runner: budgets, restarts and one run per head", () => {
   it("the default model-call budget is every agent step a run can take at its agent's maxTurns", async () => {
     // Decider once; per plan round (1 + 2 re-plans): Planner, TestWriter, 5 Builder iterations.
@@ -689,20 +396,6 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
 });
 
 describe("the App's runner at publish: what GitHub refuses", () => {
-  /** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
-  async function throughPublish(ex: Example, gh: ReturnType<typeof fakeGitHub>) {
-    const runner = await exampleRunner(ex);
-    const receive = probotWith(runner);
-    await receive("pull_request", labeled(ex));
-    await runner.idle();
-    for (const gate of ["plan", "publish"]) {
-      const s = status(gh.comments);
-      expect(s.ledger.gate).toBe(gate);
-      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
-      await runner.idle();
-    }
-    return { runner, run: status(gh.comments).ledger.run };
-  }
   const writer = (ex: Example) =>
     fakeGitHub({
       me: APP,

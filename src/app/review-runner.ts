@@ -20,10 +20,12 @@
  * Each session holds the run directory's lock (src/adapters/fs/run-lock.ts, as `terfyn review`
  * does), so one process works on a run at a time. A run left `running` by a process that is gone
  * (a restart) is resumed, not abandoned: `interrupted()` lists them at startup and `recover`
- * takes the dead process's lock over and runs the core again, which continues from its cursor
+ * takes the dead process's lock over (on another host: one whose heartbeat is older than
+ * `lockStaleSeconds`) and runs the core again, which continues from its cursor
  * and each agent step from its journal (the publishers' markers make a repeated publish post
- * nothing twice). Each run's model calls are counted against a budget (`maxModelCalls`), kept in
- * `model-spend.json` across sessions; the status comment shows the spend.
+ * nothing twice). Each run's model calls and tokens are counted against two budgets
+ * (`maxModelCalls`, `maxTokens`), kept in `model-spend.json` across sessions; the status comment
+ * shows the spend.
  *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
@@ -32,13 +34,13 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
-import { FileRunLock, hostFacts, LOCK_NAME, RunLockHeldError } from "../adapters/fs/run-lock.ts";
+import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
 import { GIT_HARDENING } from "../adapters/git/branch-writer.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import {
@@ -58,7 +60,11 @@ import type { ReviewOutcome, ReviewRunState } from "../core/review/ports.ts";
 import { DEFAULT_LIMITS } from "../core/review/referee.ts";
 import { composeReport } from "../core/review/report.ts";
 import { DoctrineSteps } from "../core/review/steps.ts";
-import { type HostFacts, isStaleLock, parseLockOwner } from "../core/runs/run-lock.ts";
+import {
+  DEFAULT_OTHER_HOST_STALE_MS,
+  type HostFacts,
+  takeoverMessage,
+} from "../core/runs/run-lock.ts";
 import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
@@ -84,6 +90,11 @@ export interface InProcessRunnerOptions {
    * `defaultModelBudget(agents)`, every agent step a run can take at its agent's maxTurns.
    */
   maxModelCalls?: number;
+  /**
+   * Input and output tokens one run may spend over all its sessions, as the model's `usage`
+   * reports them (TERFYN_APP_MAX_TOKENS). Default: `defaultTokenBudget` of the call budget.
+   */
+  maxTokens?: number;
   /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
   lockFacts?: HostFacts;
   /**
@@ -91,6 +102,12 @@ export interface InProcessRunnerOptions {
    * (the Action's review-fix mode: each job is a fresh machine).
    */
   restoreWork?: (run: string) => Promise<WorkFiles | undefined>;
+  /**
+   * How long a run's lock taken on another host may go without its holder's heartbeat before
+   * this App takes it over (TERFYN_LOCK_STALE_SECONDS). Default 600. A lock of a live process
+   * on this host is never taken over, however old.
+   */
+  lockStaleSeconds?: number;
 }
 
 /**
@@ -107,28 +124,44 @@ export function defaultModelBudget(agents: ResolvedProject, limits = DEFAULT_LIM
   );
 }
 
+/**
+ * The tokens one model call is allowed by the default token budget: the Anthropic adapter's
+ * 4,096 output tokens (its `max_tokens`; no agent declares its own) and up to 28,672 input
+ * tokens (the agent's instructions, its input and the turns so far).
+ */
+export const DEFAULT_TOKENS_PER_CALL = 32_768;
+
+/** The default token budget: every call the call budget allows, at DEFAULT_TOKENS_PER_CALL. */
+export function defaultTokenBudget(calls: number): number {
+  return calls * DEFAULT_TOKENS_PER_CALL;
+}
+
 /** A run's model spend so far (kept in `<run>/model-spend.json` across its sessions). */
 export interface ModelSpend {
   calls: number;
   limit: number;
   input_tokens: number;
   output_tokens: number;
+  /** The token budget (input and output tokens together). */
+  token_limit: number;
 }
 
 /** The spend as one sentence: the calls, and the tokens when the model reported them. */
 export function describeSpend(s: ModelSpend): string {
   const tokens =
     s.input_tokens + s.output_tokens > 0
-      ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens`
+      ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens of ${s.token_limit}`
       : "";
   return `${s.calls} of ${s.limit} model calls${tokens}`;
 }
 
 /**
  * The model port counted: every call (a failed one too) is added to the run's spend before it
- * is sent, and once the spend reaches the budget the next call is refused, so the agent fails
- * and the run ends stuck with the spend in its reason. Turns the journals replay on a resume
- * never reach the model, so they cost nothing.
+ * is sent, and the tokens its answer's `usage` reports after it; once the calls or the tokens
+ * reach their budget the next call is refused, so the agent fails and the run ends stuck with
+ * the spend in its reason. One call may take the tokens past the budget (its usage is known only
+ * when it answers); none follows it. Turns the journals replay on a resume never reach the
+ * model, so they cost nothing.
  */
 function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>): ModelPort {
   return {
@@ -136,6 +169,10 @@ function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>
       if (spend.calls >= spend.limit)
         throw new Error(
           `the run's model-call budget is spent (${describeSpend(spend)}; TERFYN_APP_MAX_MODEL_CALLS)`,
+        );
+      if (spend.input_tokens + spend.output_tokens >= spend.token_limit)
+        throw new Error(
+          `the run's token budget is spent (${describeSpend(spend)}; TERFYN_APP_MAX_TOKENS)`,
         );
       spend.calls++;
       await save();
@@ -160,6 +197,8 @@ export interface InProcessRunner extends ReviewRunner {
   interrupted(): Promise<SavedJob[]>;
   /** Where a run's files are. */
   paths(run: string): RunPaths;
+  /** Holds a pull request head while a label event is handled (its directory goes on release). */
+  claim(key: string): { release(): void } | undefined;
 }
 
 export interface RunPaths {
@@ -308,8 +347,12 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return token ? gitAuthEnv(new URL(url).origin, token) : {};
   };
 
-  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now);
+  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now, undefined, {
+    otherHostStaleMs:
+      o.lockStaleSeconds !== undefined ? o.lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
+  });
   const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
+  const tokenBudget = o.maxTokens ?? defaultTokenBudget(budget);
 
   const readSpend = async (p: RunPaths): Promise<ModelSpend> => {
     try {
@@ -319,9 +362,16 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         limit: budget,
         input_tokens: Number(v.input_tokens) || 0,
         output_tokens: Number(v.output_tokens) || 0,
+        token_limit: tokenBudget,
       };
     } catch {
-      return { calls: 0, limit: budget, input_tokens: 0, output_tokens: 0 };
+      return {
+        calls: 0,
+        limit: budget,
+        input_tokens: 0,
+        output_tokens: 0,
+        token_limit: tokenBudget,
+      };
     }
   };
 
@@ -333,7 +383,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const lockRun = (p: RunPaths, run: string) => {
     mkdirSync(p.run, { recursive: true });
     try {
-      return locks.acquire(p.run, `terfyn app ${run}`);
+      const lock = locks.acquire(p.run, `terfyn app ${run}`);
+      if (lock.tookOver) log(takeoverMessage(`run ${run}`, lock.tookOver));
+      return lock;
     } catch (e) {
       if (e instanceof RunLockHeldError) return undefined;
       throw e;
@@ -489,18 +541,34 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
 
     claim(key) {
       // One directory per pull request head (hashed: the key holds `/`); never a run id (those
-      // never start with a dot).
+      // never start with a dot). It goes with the claim's release, so none pile up.
       const dir = join(o.runsDir, ".claims", createHash("sha256").update(key).digest("hex"));
-      mkdirSync(dir, { recursive: true });
-      try {
-        return locks.acquire(dir, `terfyn app label ${key}`);
-      } catch (e) {
-        if (e instanceof RunLockHeldError) return undefined;
-        throw e;
+      for (let round = 0; ; round++) {
+        mkdirSync(dir, { recursive: true });
+        let held: ReturnType<typeof locks.acquire>;
+        try {
+          held = locks.acquire(dir, `terfyn app label ${key}`);
+        } catch (e) {
+          if (e instanceof RunLockHeldError) return undefined;
+          // Another process released the same claim and removed its directory between our
+          // mkdir and our lock: make it again.
+          if ((e as NodeJS.ErrnoException).code === "ENOENT" && round < 4) continue;
+          throw e;
+        }
+        return {
+          release() {
+            held.release();
+            removeEmptyDir(dir, log);
+          },
+        };
       }
     },
 
     async interrupted() {
+      // At startup: the empty claim directories earlier versions left behind go too.
+      const claimsDir = join(o.runsDir, ".claims");
+      for (const name of await readdir(claimsDir).catch(() => [] as string[]))
+        removeEmptyDir(join(claimsDir, name), log);
       const out: SavedJob[] = [];
       const names = await readdir(o.runsDir).catch(() => [] as string[]);
       for (const name of names.sort()) {
@@ -512,8 +580,8 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
             await readFile(join(p.run, "state.json"), "utf8").catch(() => "{}"),
           );
           if (state.status === "ended" || state.status === "awaiting-approval") continue;
-          const owner = lockOwner(p);
-          if (owner && !isStaleLock(owner, o.lockFacts ?? hostFacts)) continue;
+          const held = locks.holder(p.run);
+          if (held && !held.stale) continue;
           out.push(await readSaved(p));
         } catch (e) {
           log(`cannot tell whether run ${name} was interrupted: ${(e as Error).message}`);
@@ -677,12 +745,18 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   };
 }
 
-/** Who holds a run's lock, if anyone. */
-function lockOwner(p: RunPaths) {
+/**
+ * Removes a claim's directory once its lock is released, only when nothing is left in it:
+ * rmdir(2) refuses a directory that holds anything (another process's lock, or the temp file
+ * it is about to link in), and that process's claim goes on undisturbed.
+ */
+function removeEmptyDir(dir: string, log: (line: string) => void): void {
   try {
-    return parseLockOwner(readFileSync(join(p.run, LOCK_NAME), "utf8"));
-  } catch {
-    return undefined;
+    rmdirSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT")
+      log(`could not remove the claim directory ${dir}: ${(e as Error).message}`);
   }
 }
 

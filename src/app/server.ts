@@ -6,7 +6,11 @@
  * between webhook events, so point it at a persistent disk); the agents' models come from
  * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
  * with. TERFYN_APP_MAX_MODEL_CALLS bounds each run's model calls (default: every agent step a run
- * can take at its agent's maxTurns). TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead.
+ * can take at its agent's maxTurns), TERFYN_APP_MAX_TOKENS its input and output tokens (default:
+ * 32,768 per call of that budget), TERFYN_LOCK_STALE_SECONDS how long a run's lock taken on
+ * another host may go without its holder's heartbeat before it is taken over (default 600, at
+ * least 60); a value that is not a whole number stops the App at startup.
+ * TERFYN_APP_RUNNER=unwired ships the runner that ends every run `stuck` instead.
  * TERFYN_APP_PLACEMENT=actions runs nothing here: a label dispatches the workflow
  * TERFYN_APP_WORKFLOW (default terfyn-review-fix.yml) on the default branch, and the Action's
  * `mode: review-fix` runs it on the repository's runners (docs/github-app-placement.md). To host
@@ -29,18 +33,25 @@ if (!appSlug) {
   process.exit(1);
 }
 
-/** TERFYN_APP_MAX_MODEL_CALLS: a positive integer, or unset for the default. */
-function modelCallBudget(v: string | undefined): number | undefined {
+/** A setting that is a whole number of at least `min`, or unset (the default); else the App stops. */
+function integerSetting(name: string, min = 1): number | undefined {
+  const v = process.env[name];
   if (v === undefined || v === "") return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min) {
     process.stderr.write(
-      `terfyn app: TERFYN_APP_MAX_MODEL_CALLS must be a positive integer, not ${JSON.stringify(v)}\n`,
+      `terfyn app: ${name} must be ${min === 1 ? "a positive integer" : `an integer of at least ${min}`}, not ${JSON.stringify(v)}\n`,
     );
     process.exit(1);
   }
   return n;
 }
+
+// Read before anything starts, so a wrong value stops the App at once.
+const maxModelCalls = integerSetting("TERFYN_APP_MAX_MODEL_CALLS");
+const maxTokens = integerSetting("TERFYN_APP_MAX_TOKENS");
+// At least two of a holder's 30-second heartbeats: a live holder is never judged stale.
+const lockStaleSeconds = integerSetting("TERFYN_LOCK_STALE_SECONDS", 60);
 
 let placement: Placement;
 try {
@@ -64,7 +75,6 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.stderr.write(
       "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
-  const maxModelCalls = modelCallBudget(process.env.TERFYN_APP_MAX_MODEL_CALLS);
   return inProcessRunner({
     appSlug: slug,
     runsDir: defaultRunsDir(process.env),
@@ -79,6 +89,8 @@ async function runner(slug: string): Promise<ReviewRunner> {
     },
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
     ...(maxModelCalls ? { maxModelCalls } : {}),
+    ...(maxTokens ? { maxTokens } : {}),
+    ...(lockStaleSeconds ? { lockStaleSeconds } : {}),
   });
 }
 

@@ -8,10 +8,19 @@
  * before every durable write that the lock file is still its own (`verify`), so even a lock
  * removed by hand cannot give a run two writers.
  *
- * No library: proper-lockfile and lockfile judge staleness by the lock's age (its mtime, kept
- * fresh by a timer), so a run killed a moment ago blocks `--resume` until that age passes and a
- * holder whose event loop stalls loses its lock; neither records the pid and host a second
- * process must name. flock(2) needs a native addon (fs-ext).
+ * The holder keeps the lock file's mtime fresh (its heartbeat): at each `verify` and every
+ * HEARTBEAT_MS on an unref'd timer, set to its clock's `now`. On this host the heartbeat is never
+ * consulted (a pid tells whether the holder lives). A lock from another host is judged by it
+ * only when `otherHostStaleMs` is given (the App: TERFYN_LOCK_STALE_SECONDS): older than that,
+ * the lock is taken over as a dead pid's is, and the taker checks again after moving it aside
+ * that the heartbeat did not move meanwhile (a live holder's lock is put back). A holder that
+ * was only slow finds its lock gone at its next `verify` and stops. The hosts' clocks must agree
+ * to well within that age.
+ *
+ * No library: proper-lockfile and lockfile judge staleness by the lock's age alone, so a run
+ * killed a moment ago blocks `--resume` until that age passes and a holder whose event loop
+ * stalls loses its lock; neither records the pid and host a second process must name. flock(2)
+ * needs a native addon (fs-ext).
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -23,11 +32,13 @@ import {
   renameSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import {
+  HEARTBEAT_MS,
   type HeldRunLock,
   type HostFacts,
   isStaleLock,
@@ -90,11 +101,27 @@ function tryCreate(lockPath: string, owner: LockOwner): number | false {
   }
 }
 
+/** A lock file's last heartbeat (its mtime); undefined when it is gone. */
+function heartbeatOf(path: string): Date | undefined {
+  try {
+    return statSync(path).mtime;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
 /**
  * Moves the stale lock `stale` out of the way. When the file that moved is not that lock any
- * more (another process took over first), it is put back.
+ * more (another process took over first), or `stillStale` says it is not stale now (its holder's
+ * heartbeat moved since it was read), it is put back.
  */
-function removeStale(lockPath: string, stale: LockOwner, nonce: string): void {
+function removeStale(
+  lockPath: string,
+  stale: LockOwner,
+  nonce: string,
+  stillStale: (moved: string) => boolean,
+): void {
   const aside = `${lockPath}.${process.pid}.${nonce}.stale`;
   try {
     renameSync(lockPath, aside);
@@ -103,11 +130,12 @@ function removeStale(lockPath: string, stale: LockOwner, nonce: string): void {
     throw e;
   }
   const moved = readOwner(aside).owner;
-  if (moved?.nonce === stale.nonce) {
+  if (moved?.nonce === stale.nonce && stillStale(aside)) {
     unlinkSync(aside);
     return;
   }
-  // Another process took the stale lock over between our read and our rename: give it back.
+  // Another process took the stale lock over between our read and our rename, or its holder
+  // showed it lives: give it back.
   try {
     linkSync(aside, lockPath);
   } catch (e) {
@@ -117,13 +145,47 @@ function removeStale(lockPath: string, stale: LockOwner, nonce: string): void {
   }
 }
 
+export interface FileRunLockOptions {
+  /**
+   * How long a lock from another host may go without a heartbeat before it is stale. Undefined
+   * (the CLI): such a lock is never taken over.
+   */
+  otherHostStaleMs?: number;
+  /** How often a held lock's heartbeat is refreshed on a timer. Default HEARTBEAT_MS. */
+  heartbeatMs?: number;
+}
+
 export class FileRunLock implements RunLockPort {
   constructor(
     private readonly facts: HostFacts = hostFacts,
     private readonly now: () => Date = () => new Date(),
     /** How the run directory is named in messages. */
     private readonly show: (dir: string) => string = (d) => d,
+    private readonly options: FileRunLockOptions = {},
   ) {}
+
+  /** Whether `owner`'s lock at `path` is stale now (its heartbeat read from the file). */
+  private stale(owner: LockOwner, path: string): boolean {
+    const heartbeat = heartbeatOf(path);
+    return isStaleLock(owner, this.facts, {
+      heartbeat: heartbeat ?? new Date(0),
+      now: this.now(),
+      ...(this.options.otherHostStaleMs !== undefined
+        ? { otherHostStaleMs: this.options.otherHostStaleMs }
+        : {}),
+    });
+  }
+
+  /**
+   * Who holds `dir`'s lock and whether it is stale (as `acquire` would judge it); undefined when
+   * there is no lock. An unreadable lock is never stale.
+   */
+  holder(dir: string): { owner?: LockOwner; stale: boolean } | undefined {
+    const lockPath = join(dir, LOCK_NAME);
+    const { owner, missing } = readOwner(lockPath);
+    if (missing) return undefined;
+    return owner ? { owner, stale: this.stale(owner, lockPath) } : { stale: false };
+  }
 
   acquire(dir: string, command: string): HeldRunLock {
     const lockPath = join(dir, LOCK_NAME);
@@ -142,13 +204,23 @@ export class FileRunLock implements RunLockPort {
       if (ino !== false) return this.held(lockPath, owner, ino, tookOver);
       const { owner: holder, missing } = readOwner(lockPath);
       if (missing) continue;
-      if (holder === undefined || !isStaleLock(holder, this.facts))
-        throw new RunLockHeldError(lockHeldMessage(this.show(dir), lockPath, holder, this.facts));
-      removeStale(lockPath, holder, owner.nonce);
+      if (holder === undefined || !this.stale(holder, lockPath))
+        throw new RunLockHeldError(this.heldMessage(dir, lockPath, holder));
+      removeStale(lockPath, holder, owner.nonce, (moved) => this.stale(holder, moved));
       tookOver = holder;
     }
     const { owner: holder } = readOwner(lockPath);
-    throw new RunLockHeldError(lockHeldMessage(this.show(dir), lockPath, holder, this.facts));
+    throw new RunLockHeldError(this.heldMessage(dir, lockPath, holder));
+  }
+
+  private heldMessage(dir: string, lockPath: string, holder: LockOwner | undefined): string {
+    return lockHeldMessage(
+      this.show(dir),
+      lockPath,
+      holder,
+      this.facts,
+      this.options.otherHostStaleMs,
+    );
   }
 
   private held(
@@ -165,11 +237,27 @@ export class FileRunLock implements RunLockPort {
         return false;
       }
     };
+    /** Refreshes the heartbeat (the file's mtime) while the lock is ours; false once it is not. */
+    const beat = (): boolean => {
+      if (released || !isOurs()) return false;
+      const t = this.now();
+      try {
+        utimesSync(lockPath, t, t);
+      } catch {
+        // A heartbeat that could not be written: the next one, or the next verify, tries again.
+      }
+      return true;
+    };
+    beat();
+    const timer = setInterval(() => {
+      if (!beat()) clearInterval(timer);
+    }, this.options.heartbeatMs ?? HEARTBEAT_MS);
+    timer.unref();
     return {
       owner,
       ...(tookOver ? { tookOver } : {}),
       verify() {
-        if (released || !isOurs())
+        if (!beat())
           throw new RunLockLostError(
             `the lock ${lockPath} is no longer this process's (it was removed or replaced while the run worked); stopping without writing more. Check that no other terfyn process works on this run, then resume it`,
           );
@@ -177,6 +265,7 @@ export class FileRunLock implements RunLockPort {
       release() {
         if (released) return;
         released = true;
+        clearInterval(timer);
         if (isOurs()) unlinkSync(lockPath);
       },
     };

@@ -2,13 +2,18 @@
  * `mock/script`: a YAML script of model turns per agent (README, "Run it"), consumed
  * in order across invocations, so `terfyn run` works end to end offline and in CI. The engine
  * passes each agent's turn ordinal, so a resumed run continues where the script left off.
+ * A turn may say what it cost (`usage: { input_tokens, output_tokens }`), reported as a real
+ * model's usage is: journaled, and counted against the App's token budget.
  */
 import { readFile } from "node:fs/promises";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { QUIET_YAML, yamlDocumentValue } from "../../core/config/yaml-value.ts";
-import type { ModelResponse } from "../../core/engine/journal.ts";
+import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
 import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
+
+const tokens = z.number().int().nonnegative();
+const usageSchema = z.object({ input_tokens: tokens, output_tokens: tokens }).strict();
 
 const turnSchema = z.union([
   z
@@ -25,9 +30,12 @@ const turnSchema = z.union([
         )
         .min(1),
       text: z.string().optional(),
+      usage: usageSchema.optional(),
     })
     .strict(),
-  z.object({ output: z.unknown(), text: z.string().optional() }).strict(),
+  z
+    .object({ output: z.unknown(), text: z.string().optional(), usage: usageSchema.optional() })
+    .strict(),
 ]);
 
 const scriptSchema = z.object({ agents: z.record(z.string(), z.array(turnSchema)) }).strict();
@@ -85,13 +93,13 @@ export class ScriptedModel implements ModelPort {
       }
       const pos = lineCounter.linePos(offset);
       throw new ModelScriptError(
-        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … })`,
+        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … }, with an optional usage: { input_tokens, output_tokens })`,
       );
     }
     return new ScriptedModel(path, parsed.data.agents);
   }
 
-  async turn(request: ModelRequest): Promise<{ response: ModelResponse }> {
+  async turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
     const turns = this.agents[request.agent];
     if (!turns)
       throw new Error(`the model script ${this.path} has no turns for agent ${request.agent}`);
@@ -101,6 +109,7 @@ export class ScriptedModel implements ModelPort {
         `the model script ${this.path} has ${turns.length} turn(s) for agent ${request.agent}; turn ${request.ordinal + 1} was asked for`,
       );
     }
+    const usage = turn.usage ? { usage: { ...turn.usage } } : {};
     if ("toolCalls" in turn) {
       const calls = turn.toolCalls.map((c, i) => ({
         id: c.id ?? `call_${request.ordinal}_${i}`,
@@ -112,6 +121,7 @@ export class ScriptedModel implements ModelPort {
           turn.text === undefined
             ? { kind: "tool_calls", calls }
             : { kind: "tool_calls", calls, text: turn.text },
+        ...usage,
       };
     }
     return {
@@ -119,6 +129,7 @@ export class ScriptedModel implements ModelPort {
         turn.text === undefined
           ? { kind: "output", output: turn.output }
           : { kind: "output", output: turn.output, text: turn.text },
+      ...usage,
     };
   }
 }

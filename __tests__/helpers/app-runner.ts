@@ -1,22 +1,35 @@
 /**
- * The review-fix example (examples/review-fix) as GitHub serves it, offline: the example's
- * repository built with a bare remote on disk, its review threads as GraphQL reviewThreads
- * (replies added by the mutation listed from then on), the compare API, and issues for tickets;
- * the shipped review-response agents and the example's model script. Shared by the App's
- * runner tests and the Action's review-fix tests.
+ * The App's in-process runner over examples/review-fix, offline: the example's repository (a
+ * real defect, served through a bare remote on disk), GitHub's GraphQL side and its issues as
+ * fakes on nock, the webhooks delivered with probot.receive. Shared by the app-*runner* tests
+ * and the Action's review-fix tests (whose replies and tickets are github-actions'); each test
+ * file disables net connect itself.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
+import { Probot, ProbotOctokit } from "probot";
 import { expect } from "vitest";
 import { readProjectDirectory } from "../../src/adapters/fs/read-project.ts";
+import { createGateway } from "../../src/adapters/github/gateway.ts";
+import { appEffects } from "../../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../../src/adapters/models/model-script.ts";
-import { agentsProjectDir } from "../../src/app/review-runner.ts";
+import { terfynApp } from "../../src/app/app.ts";
+import {
+  agentsProjectDir,
+  type InProcessRunner,
+  inProcessRunner,
+} from "../../src/app/review-runner.ts";
+import { parseLedger } from "../../src/core/app/triggers.ts";
 import { validateProject } from "../../src/core/validate.ts";
-import { API, OWNER, REPO } from "./action-harness.ts";
+import { API, fixture, OWNER, REPO } from "./action-harness.ts";
+import { type FakeComment, fakeGitHub, humanComment } from "./fake-github.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON, adapted field by field
+export type Loose = Record<string, any>;
 
 export const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "review-fix");
 export const SLUG = "terfyn-test";
@@ -43,7 +56,7 @@ export function build(): Example {
 export const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
-interface RequestThread {
+export interface RequestThread {
   id: string;
   path: string;
   original_line: number | null;
@@ -66,6 +79,8 @@ export function fakeGraphql(
     issuesGone?: boolean;
     /** A reply to this thread answers this HTTP status. */
     failReply?: { thread: string; status: number };
+    /** Creating an issue answers this HTTP status (listing them still works). */
+    failTicket?: number;
     /** Whose replies and tickets these are (default the test App's). */
     slug?: string;
   } = {},
@@ -182,6 +197,13 @@ export function fakeGraphql(
     .post(`/repos/${OWNER}/${REPO}/issues`)
     .reply((_u, body) => {
       if (opts.issuesGone) return [410, { message: "Issues are disabled for this repo" }];
+      if (opts.failTicket)
+        return [
+          opts.failTicket,
+          opts.failTicket === 422
+            ? { message: "Validation Failed", errors: [{ resource: "Issue", code: "invalid" }] }
+            : { message: "Resource not accessible by integration" },
+        ];
       issues.push(body as { title: string; body: string });
       return [
         201,
@@ -203,3 +225,139 @@ export const model = async () =>
     forceScript: true,
     env: {},
   });
+
+export function labeled(ex: Example): Loose {
+  const p = fixture("pull_request.labeled") as Loose;
+  p.number = 7;
+  p.pull_request.number = 7;
+  p.pull_request.head.sha = ex.head;
+  p.pull_request.head.ref = "fix-add";
+  p.pull_request.user.login = "alice";
+  p.label = { ...(p.label ?? {}), name: "terfyn:review-fix" };
+  p.sender = { ...p.sender, login: "maria", type: "User" };
+  p.repository.name = REPO;
+  p.repository.owner.login = OWNER;
+  p.repository.full_name = `${OWNER}/${REPO}`;
+  p.pull_request.base.repo.full_name = `${OWNER}/${REPO}`;
+  p.pull_request.head.repo.full_name = `${OWNER}/${REPO}`;
+  return p;
+}
+
+export function commented(body: string, user = "maria"): Loose {
+  const p = fixture("issue_comment.created") as Loose;
+  p.issue.number = 7;
+  p.issue.pull_request = { url: `${API}/repos/${OWNER}/${REPO}/pulls/7` };
+  p.comment.body = body;
+  p.comment.user = { ...p.comment.user, login: user, type: "User" };
+  p.repository.name = REPO;
+  p.repository.owner.login = OWNER;
+  return p;
+}
+
+export function probotWith(runner: InProcessRunner) {
+  const probot = new Probot({
+    githubToken: "test",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    logLevel: "fatal",
+  });
+  probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date(T0) }));
+  let n = 0;
+  return (name: string, payload: Loose) =>
+    probot.receive({
+      id: `delivery-${++n}`,
+      name: name as "pull_request",
+      payload: payload as never,
+    });
+}
+
+export const status = (comments: FakeComment[]) => {
+  const mine = comments.filter((c) => c.user.login === APP && parseLedger(c.body));
+  expect(mine).toHaveLength(1);
+  return { body: mine[0]!.body, ledger: parseLedger(mine[0]!.body)! };
+};
+
+/** A writer's approval, posted after the gate began. */
+export function approval(comments: FakeComment[], hash: string): string {
+  const c = humanComment("maria", `Read it; fine.\n\n/terfyn approve ${hash}`);
+  c.created_at = LATER;
+  c.updated_at = LATER;
+  comments.push(c);
+  return c.body;
+}
+
+/** The in-process runner over the example's bare remote, in a fresh runs directory. */
+export const exampleRunner = async (
+  ex: Example,
+  extra: Partial<Parameters<typeof inProcessRunner>[0]> = {},
+) =>
+  inProcessRunner({
+    appSlug: SLUG,
+    runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
+    agents: await agents(),
+    model,
+    cloneUrl: () => ex.origin,
+    now: () => new Date(T0),
+    log: () => {},
+    ...extra,
+  });
+
+/** A pull request on the example where maria may write. */
+export const writer = (ex: Example) =>
+  fakeGitHub({
+    me: APP,
+    roles: { maria: { role_name: "write", permission: "write" } },
+    pr: { headSha: ex.head, baseSha: ex.base, author: "alice" },
+  });
+
+/** The App's effects for a run's directories, as a resumed publish builds them. */
+export const runEffects = async (
+  run: string,
+  p: { clone: string; worktree: string; run: string },
+) =>
+  appEffects({
+    gateway: createGateway(
+      "t",
+      { owner: OWNER, repo: REPO },
+      { fetch: globalThis.fetch, retries: 0 },
+    ),
+    repo: { owner: OWNER, repo: REPO },
+    pullRequest: 7,
+    triggerAt: T0,
+    run,
+    appSlug: SLUG,
+    cloneDir: p.clone,
+    worktreeDir: p.worktree,
+    runDir: p.run,
+    git: {},
+    agents: await agents(),
+    model: await model(),
+    progress: () => {},
+  });
+
+/** Polls `f` until it is true (a background session's progress), or fails after `ms`. */
+export async function until(f: () => boolean, ms = 90_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Label → plan gate → approval → publish gate → approval: the run's publish, however it ends. */
+export async function throughPublish(
+  ex: Example,
+  gh: ReturnType<typeof fakeGitHub>,
+  extra: Partial<Parameters<typeof inProcessRunner>[0]> = {},
+) {
+  const runner = await exampleRunner(ex, extra);
+  const receive = probotWith(runner);
+  await receive("pull_request", labeled(ex));
+  await runner.idle();
+  for (const gate of ["plan", "publish"]) {
+    const s = status(gh.comments);
+    expect(s.ledger.gate).toBe(gate);
+    await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+    await runner.idle();
+  }
+  return { runner, run: status(gh.comments).ledger.run };
+}
