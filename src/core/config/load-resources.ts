@@ -23,7 +23,7 @@ import { type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
 import { article } from "../words.ts";
 import { API_VERSION, RESOURCE_KINDS, type ResourceKind, resourceSchemas } from "./schemas.ts";
-import { fastYamlDocuments, locateFast } from "./yaml-fast.ts";
+import { type FastNode, fastYamlDocuments, locateFast } from "./yaml-fast.ts";
 import { YAML_PARSE_OPTIONS, yamlDocumentValue } from "./yaml-value.ts";
 
 export type PathSegment = string | number;
@@ -84,11 +84,8 @@ export function loadResources(
   // (and every file with a problem) goes the full way below, so diagnostics do not change.
   const fast = fastYamlDocuments(text);
   if (fast !== undefined) {
-    for (const doc of fast) {
-      const spanOf = (p: readonly PathSegment[], atKey = false) =>
-        source.span(locateFast(doc.root, p, atKey));
-      addResource(doc.value, spanOf, () => identifyValue(doc.value));
-    }
+    for (const { value, root } of fast)
+      addResource(value, spanIn(source, root), () => identifyValue(value));
     return { resources, invalid, diagnostics };
   }
   let docs: Document.Parsed[];
@@ -214,6 +211,14 @@ export function loadResources(
       spanOf,
     } as LoadedResource);
   }
+}
+
+/** `spanOf` over a position tree; a function of its own, so the closure holds the tree only. */
+function spanIn(
+  source: SourceText,
+  root: FastNode,
+): (p: readonly PathSegment[], atKey?: boolean) => Span {
+  return (p, atKey = false) => source.span(locateFast(root, p, atKey));
 }
 
 /** Kind and name, as `identify` reads them, from a document's value. */

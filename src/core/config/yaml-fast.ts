@@ -93,19 +93,34 @@ function scalar(token: Token): { value: unknown; range: [number, number, number]
   if (r === null) return bail();
   if (token.type !== "scalar") return { value: r.value, range: r.range };
   if (token.source === "") bail();
-  // findScalarTagByTest: the first default tag whose test matches; otherwise a string.
+  let value = plainValues.get(r.value);
+  if (value === undefined && !plainValues.has(r.value)) {
+    value = plainValue(r.value);
+    plainValues.set(r.value, value);
+  }
+  return { value, range: r.range };
+}
+
+/**
+ * Plain scalars already typed in this file: resource files repeat the same few (`type: object`,
+ * effect names, keys), and typing one tries up to nine patterns. Values are primitives.
+ */
+let plainValues = new Map<string, unknown>();
+
+/** findScalarTagByTest: the first default tag whose test matches; otherwise a string. */
+function plainValue(text: string): unknown {
   const s = schema();
   for (const tag of s.tags) {
-    if (tag.default === true && tag.test?.test(r.value)) {
+    if (tag.default === true && tag.test?.test(text)) {
       const res = (tag.resolve as (v: string, e: () => never, o: unknown) => unknown)(
-        r.value,
+        text,
         bail,
         s.options,
       );
-      return { value: isScalar(res) ? res.value : res, range: r.range };
+      return isScalar(res) ? res.value : res;
     }
   }
-  return { value: r.value, range: r.range };
+  return text;
 }
 
 /** resolveProps for the tokens this path accepts: spaces, line breaks, comments, one indicator. */
@@ -258,6 +273,7 @@ function blockSeq(bs: CST.BlockSequence, depth: number): Converted {
 export function fastYamlDocuments(text: string): FastDocument[] | undefined {
   if (text.includes("\t") || text.includes("\r")) return undefined;
   const docs: FastDocument[] = [];
+  plainValues = new Map();
   try {
     for (const token of new Parser().parse(text)) {
       switch (token.type) {
@@ -282,6 +298,8 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
   } catch (e) {
     if (e === BAIL) return undefined;
     throw e;
+  } finally {
+    plainValues = new Map();
   }
   return docs;
 }
