@@ -17,6 +17,8 @@ export class SourceText {
   readonly path: string;
   readonly text: string;
   private starts: number[] | undefined;
+  /** The line of the last offset looked up (see `lineIndex`). */
+  private lastLine = 0;
 
   constructor(path: string, text: string) {
     this.path = path;
@@ -42,26 +44,59 @@ export class SourceText {
   /** 1-based line and column of an offset. */
   position(offset: number): { line: number; column: number } {
     const o = Math.max(0, Math.min(offset, this.text.length));
-    let lo = 0;
+    const line = this.lineIndex(o);
+    return { line: line + 1, column: o - (this.lineStarts[line] as number) + 1 };
+  }
+
+  /**
+   * The 0-based line holding an (in-range) offset. Spans are asked for mostly in file order, so
+   * the line of the previous answer (or the next one) is tried before a binary search.
+   */
+  private lineIndex(o: number): number {
     const starts = this.lineStarts;
+    const last = this.lastLine;
+    if ((starts[last] as number) <= o) {
+      const next = starts[last + 1];
+      if (next === undefined || o < next) return last;
+      const after = starts[last + 2];
+      if (after === undefined || o < after) {
+        this.lastLine = last + 1;
+        return last + 1;
+      }
+    }
+    let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if ((starts[mid] as number) <= o) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: o - (starts[lo] as number) + 1 };
+    this.lastLine = lo;
+    return lo;
   }
 
   span(range: Range): Span {
-    const s = this.position(range.start);
-    const e = this.position(Math.max(range.start, range.end));
+    const n = this.text.length;
+    const start = Math.max(0, Math.min(range.start, n));
+    const end = Math.max(0, Math.min(Math.max(range.start, range.end), n));
+    const starts = this.lineStarts;
+    const line = this.lineIndex(start);
+    // The end is most often on the same line, or a few lines further.
+    let endLine = line;
+    for (
+      let i = 0;
+      i < 4 && endLine + 1 < starts.length && (starts[endLine + 1] as number) <= end;
+      i++
+    )
+      endLine++;
+    if (endLine + 1 < starts.length && (starts[endLine + 1] as number) <= end)
+      endLine = this.lineIndex(end);
     return {
       file: this.path,
-      line: s.line,
-      column: s.column,
-      endLine: e.line,
-      endColumn: e.column,
+      line: line + 1,
+      column: start - (starts[line] as number) + 1,
+      endLine: endLine + 1,
+      endColumn: end - (starts[endLine] as number) + 1,
     };
   }
 

@@ -4,8 +4,6 @@
  */
 import { relative, resolve } from "node:path";
 import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
-import { readStateFile } from "../../adapters/fs/state-file.ts";
-import { readProjectAtRevision } from "../../adapters/git/read-revision.ts";
 import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
 import type { Plan } from "../../core/plan/plan.ts";
 import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
@@ -72,6 +70,9 @@ export async function loadPrior(
   options: { against?: string; state?: string },
 ): Promise<Prior> {
   if (options.against !== undefined) {
+    // Imported here, not with this module: `terfyn test` and `validate` never read git or the
+    // state file, and loading simple-git (with debug) and write-file-atomic cost them ~15 ms.
+    const { readProjectAtRevision } = await import("../../adapters/git/read-revision.ts");
     const rev = await readProjectAtRevision(ctx.root, options.against);
     if (!rev.existed) {
       io.stderr(
@@ -97,6 +98,7 @@ export async function loadPrior(
     };
   }
   const path = statePath(io, ctx, options.state);
+  const { readStateFile } = await import("../../adapters/fs/state-file.ts");
   const state = await readStateFile(path);
   if (!state) return { resources: [], source: { source: "none" }, name: "an empty state" };
   return {

@@ -21,6 +21,8 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
   }
 
   const reach = computeWorkflowEffects(project);
+  // When every grant resolved, no workflow calls an unresolved one: no walk per workflow.
+  const anyUnresolved = [...project.agents.values()].some((a) => a.grants.some((g) => !g.resolved));
   for (const wf of project.workflows.values()) {
     const reachable = reach.get(wf.name) ?? new Map();
     const declared = new Set(wf.declaredEffects.map((e) => e.name));
@@ -45,7 +47,7 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
         ),
       );
     }
-    const incomplete = callsUnresolvedGrant(project, wf.name);
+    const incomplete = anyUnresolved && callsUnresolvedGrant(project, wf.name);
     for (const e of wf.declaredEffects) {
       if (!incomplete && !reachable.has(e.name)) {
         diagnostics.push(

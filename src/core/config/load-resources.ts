@@ -23,6 +23,7 @@ import { type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
 import { article } from "../words.ts";
 import { API_VERSION, RESOURCE_KINDS, type ResourceKind, resourceSchemas } from "./schemas.ts";
+import { type FastNode, fastYamlDocuments, locateFast } from "./yaml-fast.ts";
 import { YAML_PARSE_OPTIONS, yamlDocumentValue } from "./yaml-value.ts";
 
 export type PathSegment = string | number;
@@ -79,6 +80,14 @@ export function loadResources(
   const diagnostics: Diagnostic[] = [];
   const resources: LoadedResource[] = [];
   const invalid: InvalidResource[] = [];
+  // The plain shapes resource files are made of are read straight to values; anything else
+  // (and every file with a problem) goes the full way below, so diagnostics do not change.
+  const fast = fastYamlDocuments(text);
+  if (fast !== undefined) {
+    for (const { value, root } of fast)
+      addResource(value, spanIn(source, root), () => identifyValue(value));
+    return { resources, invalid, diagnostics };
+  }
   let docs: Document.Parsed[];
   try {
     docs = parseAllDocuments(text, {
@@ -128,17 +137,25 @@ export function loadResources(
       if (partial) invalid.push(partial);
       continue;
     }
-    const value = read.value;
-    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
+    const spanOf = (p: readonly PathSegment[], atKey = false) => source.span(locate(doc, p, atKey));
+    addResource(read.value, spanOf, () => identify(doc));
+  }
+  return { resources, invalid, diagnostics };
+
+  /** One document's value: typed by its kind, validated, and kept or reported. */
+  function addResource(
+    value: unknown,
+    spanOf: (p: readonly PathSegment[], atKey?: boolean) => Span,
+    identifyDoc: () => InvalidResource | undefined,
+  ): void {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return;
     const obj = value as Record<string, unknown>;
     const apiVersion = obj.apiVersion;
     const kind = obj.kind;
     const looksTerfyn =
       (typeof apiVersion === "string" && apiVersion.startsWith("terfyn.dev/")) ||
       (typeof kind === "string" && (RESOURCE_KINDS as string[]).includes(kind));
-    if (!looksTerfyn) continue;
-
-    const spanOf = (p: readonly PathSegment[], atKey = false) => source.span(locate(doc, p, atKey));
+    if (!looksTerfyn) return;
 
     if (typeof apiVersion === "string" && apiVersion !== API_VERSION) {
       diagnostics.push(
@@ -146,9 +163,9 @@ export function loadResources(
           hint: `use \`apiVersion: ${API_VERSION}\``,
         }),
       );
-      const partial = identify(doc);
+      const partial = identifyDoc();
       if (partial) invalid.push(partial);
-      continue;
+      return;
     }
     if (typeof kind !== "string" || !(RESOURCE_KINDS as string[]).includes(kind)) {
       const hint = typeof kind === "string" ? didYouMean(kind, RESOURCE_KINDS) : undefined;
@@ -162,7 +179,7 @@ export function loadResources(
           hint === undefined ? {} : { hint },
         ),
       );
-      continue;
+      return;
     }
     const k = kind as ResourceKind;
     const parsed = resourceSchemas[k].safeParse(value);
@@ -183,7 +200,7 @@ export function loadResources(
         );
       }
       if (docName !== "?") invalid.push({ kind: k, name: docName });
-      continue;
+      return;
     }
     resources.push({
       kind: k,
@@ -194,7 +211,31 @@ export function loadResources(
       spanOf,
     } as LoadedResource);
   }
-  return { resources, invalid, diagnostics };
+}
+
+/** `spanOf` over a position tree; a function of its own, so the closure holds the tree only. */
+function spanIn(
+  source: SourceText,
+  root: FastNode,
+): (p: readonly PathSegment[], atKey?: boolean) => Span {
+  return (p, atKey = false) => source.span(locateFast(root, p, atKey));
+}
+
+/** Kind and name, as `identify` reads them, from a document's value. */
+function identifyValue(value: Record<string, unknown>): InvalidResource | undefined {
+  const kind = value.kind;
+  const metadata = value.metadata;
+  const name =
+    metadata !== null && typeof metadata === "object" && !Array.isArray(metadata)
+      ? (metadata as Record<string, unknown>).name
+      : undefined;
+  if (
+    typeof kind === "string" &&
+    (RESOURCE_KINDS as string[]).includes(kind) &&
+    typeof name === "string"
+  )
+    return { kind: kind as ResourceKind, name };
+  return undefined;
 }
 
 /** Kind and name of a document that will not load, when they can still be read from it. */
@@ -373,7 +414,7 @@ function rangeOf(node: Node | null | undefined): Range {
  * The offset range of the node at `path`, or of its closest existing ancestor. For a missing or
  * unknown field, this is the key of the nearest mapping entry that does exist.
  */
-function locate(doc: Document.Parsed, path: readonly PathSegment[], atKey: boolean): Range {
+export function locate(doc: Document.Parsed, path: readonly PathSegment[], atKey: boolean): Range {
   let node: unknown = doc.contents;
   let best: Range = rangeOf(doc.contents as Node);
   // The root range can span the whole document; point at its first line instead.
