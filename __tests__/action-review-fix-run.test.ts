@@ -108,6 +108,9 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     expect(files).not.toMatch(/run\.lock/);
     const planHash = s.ledger.hash!;
     expect(s.body).toContain(`/terfyn approve ${planHash}`);
+    // The status comment followed the run through its phases on the way to the gate.
+    const phases = gh.bodies.flatMap((b) => parseLedger(b)?.phase ?? []);
+    expect(phases).toEqual(expect.arrayContaining(["intake", "decide", "plan", "gate-plan"]));
 
     // A dispatch with no approval among the comments: the run still waits, nothing else.
     say(gh.comments, "alice", `/terfyn approve ${planHash}`); // the PR's author
@@ -206,6 +209,27 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     const s = status(gh.comments);
     expect(s.ledger.terminal).toBe("stuck");
     expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
+  }, 120_000);
+
+  it("the model-call budget holds over all the run's jobs (the spend travels in the state)", async () => {
+    const { ex, gh } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    const spent = JSON.parse(
+      git(ex.origin, "show", `refs/terfyn/runs/${run}:model-spend.json`),
+    ) as { calls: number };
+    expect(spent.calls).toBeGreaterThan(0);
+    say(gh.comments, "maria", `/terfyn approve ${status(gh.comments).ledger.hash}`);
+    // The next job may make no call beyond what the first one spent.
+    const r = await job(ex, {
+      "pull-request": "7",
+      "head-sha": ex.head,
+      run,
+      "max-model-calls": String(spent.calls),
+    });
+    expect(r).toMatchObject({ run, state: "stuck" });
+    expect(r.failed).toMatch(/model-call budget is spent/);
+    expect(status(gh.comments).body).toContain(`${spent.calls} of ${spent.calls} model calls`);
   }, 120_000);
 
   it("a writer's /terfyn stop ends the run; a triage user's is ignored", async () => {

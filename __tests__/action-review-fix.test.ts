@@ -71,6 +71,16 @@ describe("mode: review-fix", () => {
       /input `run` must be a run id/,
     ],
     [
+      "a budget of 0 calls",
+      { "pull-request": "7", "head-sha": HEAD, "max-model-calls": "0" },
+      /input `max-model-calls` must be a positive whole number/,
+    ],
+    [
+      "a budget of 1e6 tokens",
+      { "pull-request": "7", "head-sha": HEAD, "max-tokens": "1e6" },
+      /input `max-tokens` must be a positive whole number/,
+    ],
+    [
       "a run id like an option",
       { "pull-request": "7", "head-sha": HEAD, run: "-x" },
       /input `run` must be a run id/,

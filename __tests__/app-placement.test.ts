@@ -5,12 +5,13 @@
  * `probot.receive`, GitHub as the nock fake, every request checked against the OpenAPI fixture.
  */
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "../src/app/app.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { API, fixture, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
 import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+import { TestOctokit } from "./helpers/probot-octokit.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -58,7 +59,7 @@ function dispatches(status = 204) {
 async function receive(name: string, payload: Loose, runner: ReviewRunner, placement?: Placement) {
   const probot = new Probot({
     githubToken: "test",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
     logLevel: "fatal",
   });
   probot.load(
@@ -316,6 +317,85 @@ describe("comment commands on a dispatched run", () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]?.body.inputs.run).not.toBe("pr7-abc");
   });
+});
+
+describe("a job of the placement workflow that ends badly", () => {
+  const ledger = { run: "pr7-abc", pull_request: 7, head: HEAD, phase: "dispatched" };
+  const marker = `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ledger)).toString("base64url")} -->`;
+  const completed = (o: { conclusion: string; path?: string; title?: string }): Loose => {
+    const p = fixture("workflow_run.completed") as Loose;
+    p.repository.name = REPO;
+    p.repository.owner.login = OWNER;
+    p.workflow = { ...(p.workflow ?? {}), path: o.path ?? `.github/workflows/${WORKFLOW}` };
+    p.workflow_run.conclusion = o.conclusion;
+    p.workflow_run.display_title = o.title ?? "terfyn review-fix pr7-abc on #7";
+    p.workflow_run.html_url = `https://github.com/${OWNER}/${REPO}/actions/runs/99`;
+    return p;
+  };
+  const onRun = () =>
+    fakeGitHub({
+      me: APP,
+      comments: [{ ...humanComment(APP, `${marker}\nstatus`), user: { login: APP, type: "Bot" } }],
+    });
+
+  it("a cancelled job of a run whose ledger already ended (a push stopped it) writes nothing", async () => {
+    const ended = { ...ledger, terminal: "stuck" };
+    const gh = fakeGitHub({
+      me: APP,
+      comments: [
+        {
+          ...humanComment(
+            APP,
+            `<!-- terfyn:ledger ${Buffer.from(JSON.stringify(ended)).toString("base64url")} -->\nstopped`,
+          ),
+          user: { login: APP, type: "Bot" },
+        },
+      ],
+    });
+    await receive(
+      "workflow_run",
+      completed({ conclusion: "cancelled" }),
+      recordingRunner().runner,
+      ACTIONS,
+    );
+    gh.done();
+    expect(gh.requests.filter((r) => !r.startsWith("GET"))).toEqual([]);
+  });
+
+  it("a cancelled job is said on the App's status comment, with the job's link", async () => {
+    const gh = onRun();
+    await receive(
+      "workflow_run",
+      completed({ conclusion: "cancelled" }),
+      recordingRunner().runner,
+      ACTIONS,
+    );
+    gh.done();
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]?.body).toContain("ended cancelled before the run reported");
+    expect(gh.comments[0]?.body).toContain(`https://github.com/${OWNER}/${REPO}/actions/runs/99`);
+    expect(parseLedger(gh.comments[0]?.body ?? "")).toMatchObject({
+      run: "pr7-abc",
+      phase: "dispatched",
+    });
+  });
+
+  for (const [name, o] of [
+    ["a job that succeeded", { conclusion: "success" }],
+    ["another workflow", { conclusion: "failure", path: ".github/workflows/ci.yml" }],
+    ["a title that names no run", { conclusion: "failure", title: "CI" }],
+    [
+      "a title naming a run the App does not know",
+      { conclusion: "failure", title: "terfyn review-fix pr7-zzz on #7" },
+    ],
+  ] as [string, { conclusion: string; path?: string; title?: string }][]) {
+    it(`${name}: nothing is written`, async () => {
+      const gh = onRun();
+      await receive("workflow_run", completed(o), recordingRunner().runner, ACTIONS);
+      gh.done();
+      expect(gh.requests.filter((r) => !r.startsWith("GET"))).toEqual([]);
+    });
+  }
 });
 
 describe("TERFYN_APP_PLACEMENT and TERFYN_APP_WORKFLOW", () => {

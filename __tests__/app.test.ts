@@ -5,12 +5,13 @@
  * fake: these tests are about the triggers, the ledger, the gates by comment and the guards.
  */
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ReviewRunner, terfynApp } from "../src/app/app.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { fixture, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
 import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+import { TestOctokit } from "./helpers/probot-octokit.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -37,7 +38,7 @@ function recordingRunner() {
 function newProbot(runner: ReviewRunner) {
   const probot = new Probot({
     githubToken: "test",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
     logLevel: "fatal",
   });
   probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date("2026-12-01T10:00:00Z") }));
@@ -47,7 +48,7 @@ function newProbot(runner: ReviewRunner) {
 async function receive(name: string, payload: Loose, runner: ReviewRunner) {
   const probot = new Probot({
     githubToken: "test",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
     logLevel: "fatal",
   });
   probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date("2026-12-01T10:00:00Z") }));

@@ -45,6 +45,12 @@ describe("the placement workflow file (docs/github-app-placement.md)", () => {
     });
   });
 
+  it("names each job after its run and pull request (the App finds a job that ended badly by it)", () => {
+    expect(workflow["run-name"]).toBe(
+      `terfyn review-fix ${ex("inputs.run || 'new'")} on #${ex("inputs.pull-request")}`,
+    );
+  });
+
   it("queues one run per pull request", () => {
     expect(workflow.concurrency.group).toContain(ex("inputs.pull-request"));
     expect(workflow.concurrency["cancel-in-progress"]).toBe(false);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
 import { expect } from "vitest";
 import { readProjectDirectory } from "../../src/adapters/fs/read-project.ts";
 import { createGateway } from "../../src/adapters/github/gateway.ts";
@@ -27,6 +27,7 @@ import { parseLedger } from "../../src/core/app/triggers.ts";
 import { validateProject } from "../../src/core/validate.ts";
 import { API, fixture, OWNER, REPO } from "./action-harness.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./fake-github.ts";
+import { TestOctokit } from "./probot-octokit.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON, adapted field by field
 export type Loose = Record<string, any>;
@@ -257,7 +258,7 @@ export function commented(body: string, user = "maria"): Loose {
 export function probotWith(runner: InProcessRunner) {
   const probot = new Probot({
     githubToken: "test",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
     logLevel: "fatal",
   });
   probot.load(terfynApp({ appSlug: SLUG, runner, now: () => new Date(T0) }));

@@ -29,6 +29,8 @@ export interface FakeState {
   /** Status codes to answer instead, per route key (e.g. "POST comments"). */
   fail: Record<string, number>;
   requests: string[];
+  /** Every body a comment was created or edited with, in order. */
+  bodies: string[];
 }
 
 let nextId = 1000;
@@ -43,6 +45,7 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
     me: "github-actions[bot]",
     fail: {},
     requests: [],
+    bodies: [],
     ...initial,
   };
   const R = `/repos/${OWNER}/${REPO}`;
@@ -70,6 +73,7 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
         html_url: `https://github.com/${OWNER}/${REPO}/pull/7#issuecomment-${nextId}`,
       };
       s.comments.push(c);
+      s.bodies.push(c.body);
       return [201, c];
     })
     .patch(new RegExp(`^${R}/issues/comments/\\d+$`))
@@ -79,6 +83,7 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
       const c = s.comments.find((x) => x.id === id);
       if (!c) return [404, { message: "Not Found" }];
       c.body = (body as { body: string }).body;
+      s.bodies.push(c.body);
       return [200, c];
     })
     .post(`${R}/check-runs`)

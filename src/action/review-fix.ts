@@ -40,6 +40,9 @@ export interface ReviewFixInputs {
   headSha: string;
   /** The run to go on with (the App's id); absent: a new run. */
   run?: string;
+  /** The run's model-call and token budgets over all its jobs; absent: the runner's defaults. */
+  maxModelCalls?: number;
+  maxTokens?: number;
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -61,10 +64,23 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
     throw new ReviewFixInputError(
       `input \`run\` must be a run id (letters, digits, '.', '_' and '-', at most 128, not starting with a punctuation mark), not ${JSON.stringify(run)}`,
     );
+  const budget = (name: string): number | undefined => {
+    const v = getInput(name).trim();
+    if (v === "") return undefined;
+    if (!/^[1-9][0-9]{0,11}$/.test(v))
+      throw new ReviewFixInputError(
+        `input \`${name}\` must be a positive whole number, not ${JSON.stringify(v)}`,
+      );
+    return Number(v);
+  };
+  const maxModelCalls = budget("max-model-calls");
+  const maxTokens = budget("max-tokens");
   return {
     pullRequest: Number(pr),
     headSha: head.toLowerCase(),
     ...(run !== "" ? { run } : {}),
+    ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
   };
 }
 
@@ -249,6 +265,8 @@ async function runJob(
     log: deps.info,
     env,
     restoreWork: async () => restored,
+    ...(inputs.maxModelCalls !== undefined ? { maxModelCalls: inputs.maxModelCalls } : {}),
+    ...(inputs.maxTokens !== undefined ? { maxTokens: inputs.maxTokens } : {}),
   });
   const p = r.paths(run);
 
@@ -281,9 +299,17 @@ async function runJob(
   const base = statusReporter(gateway, inputs.pullRequest, saved?.comment);
   let last: { ledger: Ledger; details?: Parameters<typeof base.update>[1] } | undefined;
   const reporter = {
-    async update(ledger: Ledger, details?: Parameters<typeof base.update>[1]) {
-      last = { ledger, ...(details ? { details } : {}) };
-      await base.update({ ...ledger, ...(stateCommit ? { state: stateCommit } : {}) }, details);
+    async update(
+      ledger: Ledger,
+      details?: Parameters<typeof base.update>[1],
+      progress?: boolean,
+    ) {
+      if (!progress) last = { ledger, ...(details ? { details } : {}) };
+      await base.update(
+        { ...ledger, ...(stateCommit ? { state: stateCommit } : {}) },
+        details,
+        progress,
+      );
     },
   };
 
@@ -379,8 +405,9 @@ async function runJob(
     const id = base.comment();
     if (id) files.set("status.json", Buffer.from(`${JSON.stringify({ comment: id })}\n`));
     stateCommit = await states.save(run, files, loaded?.commit);
-    // The status comment names the state just saved: the only one the next job will load.
-    if (last) await reporter.update(last.ledger, last.details);
+    // The status comment names the state just saved: the only one the next job will load (the
+    // check run already shows this end or gate).
+    if (last) await reporter.update(last.ledger, last.details, true);
   }
   const comment = base.comment()?.url;
   if (after?.status === "awaiting-approval") {

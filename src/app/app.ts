@@ -116,7 +116,12 @@ export interface AppOptions {
   now?: () => Date;
 }
 
-type Ctx = Context<"pull_request.labeled" | "issue_comment.created" | "pull_request.synchronize">;
+type Ctx = Context<
+  | "pull_request.labeled"
+  | "issue_comment.created"
+  | "pull_request.synchronize"
+  | "workflow_run.completed"
+>;
 
 function gatewayOf(context: Ctx): {
   gateway: GitHubGateway;
@@ -552,6 +557,44 @@ export function terfynApp(options: AppOptions) {
         `a push moved the branch from ${found.ledger.head.slice(0, 12)} to ${p.pull_request.head.sha.slice(0, 12)}: approvals are void and the run stops (never a force-push)`,
         reporter,
       );
+    });
+
+    app.on("workflow_run.completed", async (context) => {
+      // A job of the placement workflow that ended without the run reporting an end (cancelled,
+      // timed out, a crash before its first save) would leave the status comment saying
+      // "dispatched" for ever: the App says so. Its title (the workflow's run-name) names the
+      // run and the pull request; it is only used to find the App's own ledger.
+      if (placement.kind !== "actions") return;
+      const p = context.payload as {
+        workflow?: { path?: string } | null;
+        workflow_run: {
+          path?: string;
+          conclusion?: string | null;
+          display_title?: string;
+          html_url?: string;
+        };
+      };
+      const path = p.workflow?.path ?? p.workflow_run.path ?? "";
+      if (path !== `.github/workflows/${placement.workflow}`) return;
+      const conclusion = p.workflow_run.conclusion ?? "unknown";
+      if (conclusion === "success") return;
+      const m = /^terfyn review-fix ([A-Za-z0-9][A-Za-z0-9._-]{0,127}) on #([1-9][0-9]{0,9})$/.exec(
+        p.workflow_run.display_title ?? "",
+      );
+      if (!m) return;
+      const [, run, number] = m as unknown as [string, string, string];
+      const { gateway, repo } = gatewayOf(context);
+      const comments = await gateway.listIssueComments(Number(number));
+      const found = findLedger(comments, appLogin, run);
+      if (!found || found.ledger.terminal || found.ledger.phase !== "dispatched") return;
+      if (dispatchedRunEnded(comments, found.ledger)) return;
+      const url = /^https:\/\/github\.com\//.test(p.workflow_run.html_url ?? "")
+        ? (p.workflow_run.html_url as string)
+        : workflowRunsUrl(repo, placement.workflow);
+      await reporterFor(gateway, Number(number), found.comment).update(found.ledger, {
+        note: `A job of ${placement.workflow} for this run ended ${conclusion} before the run reported a gate or an end. The run's state is what its last finished job saved; a writer's \`/terfyn approve\` or \`/terfyn stop\` starts a new job for it, or remove the label and add it again to start over.`,
+        runUrl: url,
+      });
     });
 
     app.onError(async (error) => {

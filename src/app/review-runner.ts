@@ -462,11 +462,28 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
       const steps = new DoctrineSteps(effects, { files: store });
       const s = store;
+      let shown: string | undefined;
       outcome = await runReview({
         runId: saved.run,
         files: s,
         readState: () => s.readState(),
-        writeState: (st) => s.writeState(st),
+        writeState: async (st) => {
+          await s.writeState(st);
+          // The status comment follows the run: each phase it enters is shown there.
+          if (st.status === "running" && st.phase && st.phase !== shown) {
+            shown = st.phase;
+            await reporter.update(
+              {
+                run: saved.run,
+                pull_request: saved.pullRequest,
+                head: saved.head,
+                phase: st.phase,
+              },
+              { note: `The run is in phase ${st.phase}.`, spend: describeSpend(spend) },
+              true,
+            );
+          }
+        },
         approvals: () => s.approvals(),
         steps,
         now: () => now().toISOString(),

@@ -9,7 +9,11 @@ import { type RunStatusDetails, renderRunStatus } from "../core/render/run-statu
 
 /** Where a run's progress is reported: the status comment and a check run on the head. */
 export interface RunReporter {
-  update(ledger: Ledger, details?: RunStatusDetails): Promise<void>;
+  /**
+   * The status comment shows `ledger` and `details`; the check run mirrors it unless `progress`
+   * (a phase the run entered: the comment follows the run, the check is kept for gates and ends).
+   */
+  update(ledger: Ledger, details?: RunStatusDetails, progress?: boolean): Promise<void>;
 }
 
 export interface StatusReporter extends RunReporter {
@@ -27,12 +31,13 @@ export function statusReporter(
   let at = existing ? { id: existing.id, url: existing.url ?? "" } : undefined;
   return {
     comment: () => at,
-    async update(ledger, details) {
+    async update(ledger, details, progress) {
       const body = renderRunStatus(ledger, details);
       at =
         at === undefined
           ? await gateway.createIssueComment(issue, body)
           : await gateway.updateIssueComment(at.id, body);
+      if (progress) return;
       await gateway.createCheckRun({
         name: "terfyn: review-fix",
         headSha: ledger.head,

@@ -1,3 +1,3 @@
 import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{c as e}from"./chunk-6BNMLZBL.js";var o=/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,s=new RegExp(e,"g");function u(t){let n=t.charCodeAt(0);return t===`
+import{c as e}from"./chunk-VWC3CUU7.js";var o=/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,s=new RegExp(e,"g");function u(t){let n=t.charCodeAt(0);return t===`
 `?"\\n":t==="	"?"\\t":n<=255?`\\x${n.toString(16).padStart(2,"0")}`:`\\u${n.toString(16).padStart(4,"0")}`}function a(t,n={}){return t.replace(n.multiline?o:s,u)}function l(t){return t.isTTY&&t.env.NO_COLOR===void 0&&t.env.TERM!=="dumb"}var r=class extends Error{},i=class extends Error{};export{a,l as b,r as c,i as d};
