@@ -230,27 +230,31 @@ describe("comment commands on a dispatched run", () => {
     });
   }
 
-  it("the pull request's author's approval is not passed on", async () => {
-    const gh = onRun({ roles: { alice: { role_name: "write", permission: "write" } } });
-    const seen = dispatches();
-    const c = withDefault(commented(`/terfyn approve sha256:${"e".repeat(64)}`));
-    c.comment.user.login = "alice";
-    await receive("issue_comment", c, recordingRunner().runner, ACTIONS);
-    gh.done();
-    expect(seen).toEqual([]);
-    expect(gh.comments.at(-1)?.body).toContain("the pull request's author cannot approve");
-  });
-
-  it("a triage user's command is not passed on", async () => {
-    const gh = onRun();
-    const seen = dispatches();
-    const c = withDefault(commented("/terfyn stop"));
-    c.comment.user.login = "tom";
-    await receive("issue_comment", c, recordingRunner().runner, ACTIONS);
-    gh.done();
-    expect(seen).toEqual([]);
-    expect(gh.comments.at(-1)?.body).toContain("needs write or higher");
-  });
+  for (const [name, login, body, says] of [
+    [
+      "the pull request's author's approval",
+      "alice",
+      `/terfyn approve sha256:${"e".repeat(64)}`,
+      "the pull request's author cannot approve",
+    ],
+    ["a triage user's command", "tom", "/terfyn stop", "needs write or higher"],
+  ] as const) {
+    it(`${name} is not passed on`, async () => {
+      const gh = onRun({
+        roles: {
+          alice: { role_name: "write", permission: "write" },
+          tom: { role_name: "triage", permission: "triage" },
+        },
+      });
+      const seen = dispatches();
+      const c = withDefault(commented(body));
+      c.comment.user.login = login;
+      await receive("issue_comment", c, recordingRunner().runner, ACTIONS);
+      gh.done();
+      expect(seen).toEqual([]);
+      expect(gh.comments.at(-1)?.body).toContain(says);
+    });
+  }
 
   it("a dispatch GitHub refuses is said in a reply, and nothing else changes", async () => {
     const gh = onRun();

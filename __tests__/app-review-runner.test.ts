@@ -24,6 +24,7 @@ import {
   approval,
   build,
   commented,
+  countingModel,
   type Example,
   exampleRunner,
   fakeGraphql,
@@ -31,8 +32,9 @@ import {
   LATER,
   type Loose,
   labeled,
-  model,
+  leftRunningAtPlan,
   probotWith,
+  restartedRunner,
   runEffects,
   status,
   throughPublish,
@@ -330,40 +332,14 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     const gh = writer(ex);
     fakeGraphql(ex);
     const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    // The first App process: its Planner never answers (the process is about to die).
-    let hung = false;
-    const first = await exampleRunner(ex, {
-      runsDir,
-      model: async () => {
-        const m = await model();
-        return {
-          turn: (r) => {
-            if (r.agent !== "Planner") return m.turn(r);
-            hung = true;
-            return new Promise(() => {});
-          },
-        };
-      },
-    });
-    await probotWith(first)("pull_request", labeled(ex));
-    await until(() => hung);
-    const run = status(gh.comments).ledger.run;
+    const { first, run } = await leftRunningAtPlan(ex, gh, runsDir);
     const state = () =>
       JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
     expect(state()).toMatchObject({ status: "running", phase: "plan" });
 
-    const counting = (calls: string[]) => async () => {
-      const m = await model();
-      return {
-        turn: (r: Parameters<typeof m.turn>[0]) => {
-          calls.push(r.agent);
-          return m.turn(r);
-        },
-      };
-    };
     // Another App process while the first still lives: the run's lock is held; nothing happens.
     const otherCalls: string[] = [];
-    const other = await exampleRunner(ex, { runsDir, model: counting(otherCalls) });
+    const other = await exampleRunner(ex, { runsDir, model: countingModel(otherCalls) });
     expect(await other.interrupted()).toEqual([]);
     await probotWith(other)("pull_request", labeled(ex));
     await other.idle();
@@ -373,12 +349,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     // The App restarted: the first process's pid is gone. At startup the run is resumed.
     const lines: string[] = [];
     const calls: string[] = [];
-    const restarted = await exampleRunner(ex, {
-      runsDir,
-      model: counting(calls),
-      lockFacts: { host: hostFacts.host, pidAlive: () => false },
-      log: (l) => lines.push(l),
-    });
+    const restarted = await restartedRunner(ex, runsDir, calls, lines);
     try {
       probotWith(restarted);
       await until(() => state().status === "awaiting-approval");

@@ -21,11 +21,10 @@ import {
   exampleRunner,
   fakeGraphql,
   type Loose,
-  labeled,
-  model,
+  leftRunningAtPlan,
   probotWith,
+  restartedRunner,
   status,
-  until,
   writer,
 } from "./helpers/app-runner.ts";
 import { humanComment } from "./helpers/fake-github.ts";
@@ -39,41 +38,13 @@ const noStartupRecovery = (r: InProcessRunner): InProcessRunner => {
   return rest as InProcessRunner;
 };
 
-/** A model that counts the agents it is asked for. */
-const counting = (calls: string[]) => async () => {
-  const m = await model();
-  return {
-    turn: (r: Parameters<typeof m.turn>[0]) => {
-      calls.push(r.agent);
-      return m.turn(r);
-    },
-  };
-};
-
 describe("/terfyn status finds a run again", () => {
   it("a run left running by a process that is gone is resumed from its cursor when someone comments /terfyn status", async () => {
     const ex = build();
     const gh = writer(ex);
     fakeGraphql(ex);
     const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    // The first App process: its Planner never answers (the process is about to die).
-    let hung = false;
-    const first = await exampleRunner(ex, {
-      runsDir,
-      model: async () => {
-        const m = await model();
-        return {
-          turn: (r) => {
-            if (r.agent !== "Planner") return m.turn(r);
-            hung = true;
-            return new Promise(() => {});
-          },
-        };
-      },
-    });
-    await probotWith(first)("pull_request", labeled(ex));
-    await until(() => hung);
-    const run = status(gh.comments).ledger.run;
+    const { first, run } = await leftRunningAtPlan(ex, gh, runsDir);
     const state = () =>
       JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
     expect(state()).toMatchObject({ status: "running", phase: "plan" });
@@ -82,12 +53,7 @@ describe("/terfyn status finds a run again", () => {
     // asks for the run's status.
     const lines: string[] = [];
     const calls: string[] = [];
-    const restarted = await exampleRunner(ex, {
-      runsDir,
-      model: counting(calls),
-      lockFacts: { host: hostFacts.host, pidAlive: () => false },
-      log: (l) => lines.push(l),
-    });
+    const restarted = await restartedRunner(ex, runsDir, calls, lines);
     const receive = probotWith(noStartupRecovery(restarted));
     const rec = recordRequests();
     try {

@@ -13,6 +13,7 @@ import nock from "nock";
 import { Probot } from "probot";
 import { expect } from "vitest";
 import { readProjectDirectory } from "../../src/adapters/fs/read-project.ts";
+import { hostFacts } from "../../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../../src/adapters/github/gateway.ts";
 import { appEffects } from "../../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../../src/adapters/models/model-router.ts";
@@ -362,3 +363,59 @@ export async function throughPublish(
   }
   return { runner, run: status(gh.comments).ledger.run };
 }
+
+/**
+ * An App process whose Planner never answers (the process is about to die): the label is
+ * delivered and the run is left `running` in phase plan. Returns that runner and the run.
+ */
+export async function leftRunningAtPlan(
+  ex: Example,
+  gh: { comments: FakeComment[] },
+  runsDir: string,
+) {
+  let hung = false;
+  const first = await exampleRunner(ex, {
+    runsDir,
+    model: async () => {
+      const m = await model();
+      return {
+        turn: (r) => {
+          if (r.agent !== "Planner") return m.turn(r);
+          hung = true;
+          return new Promise(() => {});
+        },
+      };
+    },
+  });
+  await probotWith(first)("pull_request", labeled(ex));
+  await until(() => hung);
+  return { first, run: status(gh.comments).ledger.run };
+}
+
+/** The example's model, recording in `calls` which agent each turn is for. */
+export const countingModel = (calls: string[]) => async () => {
+  const m = await model();
+  return {
+    turn: (r: Parameters<typeof m.turn>[0]) => {
+      calls.push(r.agent);
+      return m.turn(r);
+    },
+  };
+};
+
+/**
+ * The App restarted on `runsDir`: the earlier process's pid is gone. Its model records which
+ * agents it is asked for in `calls`, its log lines go to `lines`.
+ */
+export const restartedRunner = (
+  ex: Example,
+  runsDir: string,
+  calls: string[],
+  lines: string[] = [],
+) =>
+  exampleRunner(ex, {
+    runsDir,
+    model: countingModel(calls),
+    lockFacts: { host: hostFacts.host, pidAlive: () => false },
+    log: (l) => lines.push(l),
+  });

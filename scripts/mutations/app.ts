@@ -1,3 +1,4 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
 /**
  * The guards of the GitHub App and of the Action's review-fix mode (issue 12's adversarial
  * list: who may trigger, approve and stop, snapshots, redeliveries, pushes, forks, API errors,

@@ -29,6 +29,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
+import type { SavedJob } from "../app/review-runner.ts";
 import type { Ledger } from "../core/app/triggers.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
@@ -194,14 +195,7 @@ export async function reviewFix(
 
 interface SavedFiles {
   commit: string;
-  job: {
-    repo: RepoRef;
-    pullRequest: number;
-    head: string;
-    run: string;
-    triggerAt: string;
-    branch: string;
-  };
+  job: SavedJob;
   comment?: { id: number; url: string };
 }
 
@@ -299,11 +293,7 @@ async function runJob(
   const base = statusReporter(gateway, inputs.pullRequest, saved?.comment);
   let last: { ledger: Ledger; details?: Parameters<typeof base.update>[1] } | undefined;
   const reporter = {
-    async update(
-      ledger: Ledger,
-      details?: Parameters<typeof base.update>[1],
-      progress?: boolean,
-    ) {
+    async update(ledger: Ledger, details?: Parameters<typeof base.update>[1], progress?: boolean) {
       if (!progress) last = { ledger, ...(details ? { details } : {}) };
       await base.update(
         { ...ledger, ...(stateCommit ? { state: stateCommit } : {}) },
@@ -362,17 +352,11 @@ async function runJob(
     );
     if (stop) r.stop(job, ledger, `stopped by @${stop}`, reporter);
     else if (ledger.gate && ledger.hash) {
-      const candidates = triggers.approvalCandidates(
-        ledger,
-        comments.map((c) => ({
-          author: c.author,
-          authorType: c.authorType,
-          body: c.body,
-          createdAt: c.createdAt,
-          updatedAt: c.updatedAt,
-        })),
-        { appLogin: me, prAuthor: pr.author, currentHead: pr.headSha.toLowerCase() },
-      );
+      const candidates = triggers.approvalCandidates(ledger, comments, {
+        appLogin: me,
+        prAuthor: pr.author,
+        currentHead: pr.headSha.toLowerCase(),
+      });
       let approver: { login: string; role: string } | undefined;
       const refused: string[] = [];
       for (const c of candidates) {

@@ -487,17 +487,11 @@ export function terfynApp(options: AppOptions) {
         options.runner.stop(job, ledger, `stopped by @${author}`, reporter);
         return;
       }
-      const approvals = approvalCandidates(
-        ledger,
-        comments.map((c) => ({
-          author: c.author,
-          authorType: c.authorType,
-          body: c.body,
-          createdAt: c.createdAt,
-          updatedAt: c.updatedAt,
-        })),
-        { appLogin, prAuthor: pr.author, currentHead: pr.headSha },
-      ).filter((a) => a.login === author);
+      const approvals = approvalCandidates(ledger, comments, {
+        appLogin,
+        prAuthor: pr.author,
+        currentHead: pr.headSha,
+      }).filter((a) => a.login === author);
       if (approvals.length === 0) {
         const why = ledger.terminal
           ? `the run already ended (${ledger.terminal})`

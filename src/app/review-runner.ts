@@ -41,7 +41,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
-import { GIT_HARDENING } from "../adapters/git/branch-writer.ts";
+import { GIT_HARDENING, hardenedGitEnv } from "../adapters/git/branch-writer.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import {
   appEffects,
@@ -817,18 +817,7 @@ async function clone(
   if (url.startsWith("-")) throw new Error(`not a clone URL: ${url}`);
   await rm(p.clone, { recursive: true, force: true });
   await mkdir(dirname(p.clone), { recursive: true });
-  const env: Record<string, string> = {};
-  for (const k of ["PATH", "HOME", "LANG", "TMPDIR"]) {
-    const v = process.env[k];
-    if (v !== undefined) env[k] = v;
-  }
-  Object.assign(env, {
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_CONFIG_NOSYSTEM: "1",
-    ...auth,
-    GIT_TERMINAL_PROMPT: "0",
-    LC_ALL: "C",
-  });
+  const env = hardenedGitEnv(auth);
   const args = [
     ...GIT_HARDENING,
     "clone",

@@ -1078,6 +1078,27 @@ export const GIT_HARDENING: readonly string[] = [
   "maintenance.auto=false",
 ].flatMap((kv) => ["-c", kv]);
 
+/**
+ * The environment of a git process that is not the branch writer's (the App's clone, the
+ * run-state store): the parent's PATH, HOME, LANG and TMPDIR only, no global or system config,
+ * no prompt, the C locale, then `extra` (a token header, GIT_DIR).
+ */
+export function hardenedGitEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ["PATH", "HOME", "LANG", "TMPDIR"]) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  return {
+    ...env,
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    LC_ALL: "C",
+    ...extra,
+  };
+}
+
 /** The only variables of the parent's environment git sees; everything else is dropped. */
 const INHERITED_ENV = ["PATH", "HOME", "LANG", "TMPDIR", "SSH_AUTH_SOCK"];
 

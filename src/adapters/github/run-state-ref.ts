@@ -21,7 +21,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { GIT_HARDENING } from "../git/branch-writer.ts";
+import { GIT_HARDENING, hardenedGitEnv } from "../git/branch-writer.ts";
 
 /** Run ids as the App and the Action make them: also a safe ref component. */
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -186,20 +186,7 @@ export class RunStateRef {
     extraEnv: Record<string, string> = {},
     tolerate = false,
   ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
-    const env: Record<string, string> = {};
-    for (const k of ["PATH", "HOME", "LANG", "TMPDIR"]) {
-      const v = process.env[k];
-      if (v !== undefined) env[k] = v;
-    }
-    Object.assign(env, {
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_TERMINAL_PROMPT: "0",
-      GIT_DIR: this.c.gitDir,
-      LC_ALL: "C",
-      ...(this.c.auth ?? {}),
-      ...extraEnv,
-    });
+    const env = hardenedGitEnv({ GIT_DIR: this.c.gitDir, ...(this.c.auth ?? {}), ...extraEnv });
     return new Promise((resolve, reject) => {
       const child = spawn("git", [...GIT_HARDENING, ...args], {
         env,
