@@ -91,10 +91,12 @@ export const APP: Mutation[] = [
   },
   {
     group: "approval",
-    guard: "a command in a code block is not a command",
+    guard:
+      "a command in a code block is not a command (only paragraphs of the parsed Markdown are read)",
     file: "src/core/approvals/approval-comment.ts",
-    find: 'const OPAQUE = new Set(["code", ',
-    replace: "const OPAQUE = new Set([",
+    find: "    if (OPAQUE.has(node.type)) return;",
+    replace:
+      '    if (node.type === "code") {\n      lines.push(...node.value.split("\\n"));\n      return;\n    }\n    if (OPAQUE.has(node.type)) return;',
     test: "__tests__/app.test.ts",
     filter: "refuses an approval from a code block",
   },
