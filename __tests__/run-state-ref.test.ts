@@ -59,6 +59,8 @@ describe("refs/terfyn/runs/<run>", () => {
     expect((await first.load("r1"))?.commit).toBe(a);
     expect((await second.load("r1"))?.commit).toBe(a);
     const b = await first.save("r1", new Map([["job.json", Buffer.from("2")]]), a);
+    // The same store loads the state again after it moved (it fetched the older one before).
+    expect((await first.load("r1"))?.commit).toBe(b);
     await expect(second.save("r1", new Map([["job.json", Buffer.from("3")]]), a)).rejects.toThrow(
       /moved since this job loaded it/,
     );

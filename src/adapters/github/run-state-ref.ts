@@ -83,8 +83,10 @@ export class RunStateRef {
     const commit = line.slice(0, line.indexOf("\t"));
     if (!/^[0-9a-f]{40}$/.test(commit))
       throw new RunStateError(`the remote answered ${JSON.stringify(line)} for ${ref}`);
-    await this.git(["fetch", "--quiet", "--no-tags", "--", this.c.url, `${ref}:refs/state/loaded`]);
-    const at = (await this.git(["rev-parse", "--verify", "refs/state/loaded^{commit}"])).stdout
+    // Into FETCH_HEAD, not a local ref: a second load in the same store never needs a forced
+    // update of what an earlier load fetched.
+    await this.git(["fetch", "--quiet", "--no-tags", "--", this.c.url, ref]);
+    const at = (await this.git(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])).stdout
       .toString("utf8")
       .trim();
     if (at !== commit)
