@@ -1,6 +1,8 @@
 /**
  * Markdown, annotations and SARIF all render the same plan object and agree on what is flagged.
  */
+
+import { fromMarkdown } from "mdast-util-from-markdown";
 import { describe, expect, it } from "vitest";
 import { renderPlanSarif } from "../src/adapters/report/sarif.ts";
 import type { Plan } from "../src/core/plan/plan.ts";
@@ -34,10 +36,36 @@ describe("plan renderers", () => {
     const md = renderPlanMarkdown(plan, { projectPath: "examples/irl" });
     expect(md.split("\n")[0]).toBe("### ⛔ Terfyn plan for `examples/irl`: forbidden by policy");
     expect(md).toContain("| `Agent/Reviewer` | **WIDENED** | – |");
-    expect(md).toContain("- **high** authority_widening: AUTONOMOUS authority WIDENED.");
+    expect(md).toContain("- **high** authority_widening: AUTONOMOUS authority WIDENED\\.");
     expect(md).toContain("<details><summary>Full plan</summary>");
     expect(md).toContain('  spec.tools.2: -> "tool.workspace.write_file"');
     expect(md).toContain(plan.hash);
+  });
+
+  it("markdown: a hostile project path, message or plan text opens no link, image, mention, heading or </details>", async () => {
+    const plan = await widenedPlan();
+    const hostile =
+      "x` ![i](https://t.invalid/p.png) [c](https://evil.invalid) @org/team </details>\n# H";
+    plan.policy_violations = plan.policy_violations.map((v) => ({ ...v, message: hostile }));
+    plan.risk_delta = plan.risk_delta.map((r) => ({ ...r, message: hostile }));
+    const md = renderPlanMarkdown(plan, { projectPath: `a\`b ${hostile}` });
+    // Read as GitHub would: a real Markdown parser, every node of the result.
+    const nodes: { type: string; value?: string }[] = [];
+    const walk = (n: { type: string; value?: string; children?: unknown[] }) => {
+      nodes.push(n);
+      for (const c of n.children ?? []) walk(c as typeof n);
+    };
+    walk(fromMarkdown(md) as never);
+    expect(nodes.filter((n) => n.type === "link" || n.type === "image")).toEqual([]);
+    expect(nodes.filter((n) => n.type === "heading")).toHaveLength(1);
+    expect(nodes.filter((n) => n.type === "html").map((n) => n.value)).toEqual([
+      "<details><summary>Full plan</summary>",
+      "</details>",
+    ]);
+    for (const n of nodes.filter((x) => x.type === "text")) expect(n.value).not.toMatch(/@org/);
+    expect(md.trimEnd().endsWith("</details>")).toBe(true);
+    // The heading's code span holds the path literally: its fence outgrows the backtick inside.
+    expect(md.split("\n")[0]).toMatch(/^### ⛔ Terfyn plan for ``a`b /);
   });
 
   it("markdown: a small budget truncates the details but keeps the verdict and the hash", async () => {

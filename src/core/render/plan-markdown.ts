@@ -2,9 +2,12 @@
  * The plan as Markdown for a pull-request comment: the verdict first (one line a reviewer can
  * act on), then the authority table and risk delta, then the full text plan in a collapsible
  * block. A size budget truncates only the collapsible part, so the verdict always survives.
+ * Every value from the repository (the project's path, names, files, messages) is escaped
+ * (markdown-escape.ts): none can open a link, image, mention, heading or `</details>`.
  */
 import type { Plan } from "../plan/plan.ts";
 import { SEVERITY_ORDER } from "../plan/resources.ts";
+import { mdCode, mdFence, mdText } from "./markdown-escape.ts";
 import { renderPlanText } from "./plan-text.ts";
 
 /** GitHub rejects comment bodies over 65,536 characters; stay well below. */
@@ -30,7 +33,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
   const v = planVerdict(plan);
   const s = plan.summary;
   const head: string[] = [
-    `### ${v.icon} Terfyn plan for \`${options.projectPath}\`: ${v.text}`,
+    `### ${v.icon} Terfyn plan for ${mdCode(options.projectPath)}: ${v.text}`,
     "",
     s.has_changes
       ? `**${s.add} to add, ${s.change} to change, ${s.destroy} to destroy** · plan \`${plan.hash}\``
@@ -40,42 +43,41 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
     head.push("", "**Policy violations**", "");
     for (const p of plan.policy_violations) {
       const loc = plan.locations.grants[`Agent/${p.agent} ${p.tool}`];
-      head.push(`- ⛔ ${escapeHtml(p.message)}${loc ? ` (\`${loc.file}:${loc.line}\`)` : ""}`);
+      head.push(`- ⛔ ${mdText(p.message)}${loc ? ` (${mdCode(`${loc.file}:${loc.line}`)})` : ""}`);
     }
   }
   if (plan.authority.agents.length > 0) {
     head.push("", "| Agent | autonomous | gated |", "|---|---|---|");
     for (const a of plan.authority.agents)
-      head.push(`| \`${a.address}\` | ${cell(a.autonomous)} | ${cell(a.gated)} |`);
+      head.push(
+        `| ${mdCode(a.address, { inTable: true })} | ${cell(a.autonomous)} | ${cell(a.gated)} |`,
+      );
   }
   if (plan.risk_delta.length > 0) {
     head.push("", "**Risk delta**", "");
     for (const sev of SEVERITY_ORDER) {
       for (const r of plan.risk_delta.filter((x) => x.severity === sev))
-        head.push(`- **${r.severity}** ${r.kind}: ${escapeHtml(r.message)}`);
+        head.push(`- **${r.severity}** ${r.kind}: ${mdText(r.message)}`);
     }
   }
   const foot = options.footer ? ["", options.footer] : [];
   const fixed = `${head.join("\n")}\n`;
   const text = renderPlanText(plan, { priorName: options.priorName ?? "the base" });
-  const open = "\n<details><summary>Full plan</summary>\n\n```text\n";
-  const close = "```\n</details>\n";
+  const open = "\n<details><summary>Full plan</summary>\n\n";
+  const close = "\n</details>\n";
   const footer = foot.length > 0 ? `${foot.join("\n")}\n` : "";
-  const room = budget - fixed.length - open.length - close.length - footer.length;
+  // The fence outgrows any run of backticks in the plan; room for a long one is kept.
+  const room = budget - fixed.length - open.length - close.length - footer.length - 40;
   if (room <= 200)
     return `${fixed}\n_The full plan is too long for this comment._\n${footer}`.slice(0, budget);
-  let body = text.replace(/```/g, "ʼʼʼ");
+  let body = text;
   if (body.length > room) {
     const note = "\n… (truncated: the full plan is in the job summary and the plan artifact)\n";
     body = `${body.slice(0, room - note.length).replace(/\n[^\n]*$/, "")}${note}`;
   }
-  return `${fixed}${open}${body}${close}${footer}`;
+  return `${fixed}${open}${mdFence(body)}${close}${footer}`;
 }
 
 function cell(change: string): string {
   return change === "WIDENED" ? "**WIDENED**" : change === "NARROWED" ? "NARROWED" : "–";
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;"));
 }
