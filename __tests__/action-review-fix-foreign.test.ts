@@ -481,13 +481,10 @@ describe("mode: review-fix on a foreign repository (Python, odd names, trunk, fe
     expect(stateRef(b, run)).toBe(status(gh.comments).ledger.state);
   }, 120_000);
 
-  // BUG (src/action/review-fix.ts, runJob: `const loaded = await states.load(run)` … `if
-  // (!loaded)`): a dispatch that names a run whose state ref is gone is treated as a NEW run
-  // under that id. It posts a second status comment for the same run, spends the model budget
-  // afresh (the Decider and the Planner run again), takes a new trigger time (comments edited
-  // since the first snapshot come in) and waits at the plan gate again, instead of refusing
-  // because the run's own status comment names a state that is no longer there.
-  it.fails("a state ref deleted between jobs: the run does not start over under the same id", async () => {
+  // Found here, fixed in src/action/review-fix.ts: a dispatch naming a run whose state ref is
+  // gone was treated as a new run under that id (a second status comment, a fresh budget, a
+  // newer snapshot). It is refused: the run's own status comment names it.
+  it("a state ref deleted between jobs: the run does not start over under the same id", async () => {
     const { b, gh } = setup();
     const first = await job(b, { "pull-request": String(PR), "head-sha": b.head });
     const run = first.run!;
@@ -497,39 +494,34 @@ describe("mode: review-fix on a foreign repository (Python, odd names, trunk, fe
     const calls: string[] = [];
     const r = await job(b, { "pull-request": String(PR), "head-sha": b.head, run }, calls);
     const mine = gh.comments.filter((c) => c.user.login === BOT && parseLedger(c.body));
-    // What happens: r is { run, state: "awaiting-approval" }, `calls` holds the Decider and the
-    // Planner again, and `mine` has two status comments for the same run.
     expect(calls).toEqual([]);
     expect(mine).toHaveLength(1);
     expect(r.failed).toMatch(/state/);
   }, 120_000);
 
-  // BUG (src/app/review-runner.ts, SAFE_BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,250}$/, used
-  // in start()): a branch name git and GitHub accept (`fix/año-sum`: non-ASCII; the same for
-  // `fix/sum+mean`, `issue#12`, `user@fix`) is refused as "not a plain branch name", so the
-  // run ends stuck at once. Nothing in docs/ says which branch names a run accepts. The clone
-  // and the push pass the branch in argv after `--branch`/as a refspec, so an allowlist of ASCII
-  // is stricter than git's own check-ref-format needs.
-  it.fails("a pull request branch with a non-ASCII name (valid for git and GitHub) reaches the plan gate", async () => {
+  // Found here, fixed in src/adapters/git/branch-writer.ts (branchNameProblem): branch names
+  // are judged by git's own rules, not an ASCII allowlist; `fix/año-sum` was refused before.
+  it("a pull request branch with a non-ASCII name (valid for git and GitHub) reaches the plan gate", async () => {
     const { b, gh } = setup("fix/a\u00f1o-sum");
     const r = await job(b, { "pull-request": String(PR), "head-sha": b.head });
-    // What happens: the status comment ends stuck with "the pull request's branch
-    // \"fix/año-sum\" is not a plain branch name", and the step fails with only "run … ended
-    // stuck: no state was written" (the failure came before the run directory existed, so
-    // runJob reads no state.json and loses the reason; no state ref is saved either).
     expect(r.failed).toBeUndefined();
     expect(r.state).toBe("awaiting-approval");
     expect(status(gh.comments).ledger.gate).toBe("plan");
   }, 120_000);
 
-  // BUG (src/core/review/repo-facts.ts, parseAgentsMd): every line of AGENTS.md shaped `Word:
-  // text` whose word is an alias (setup, tests, types, format, fmt, lint, …) is read as a
-  // command, wherever it is: in prose, and inside a fenced code block. The first one wins
-  // (`??=`), so a prose line above the commands list shadows the real command. AGENTS.md files
-  // in the wild are prose; here `Setup: ask in #dev for access.` becomes the install command
-  // (run at intake: the run ends stuck), `Types: we use plain dicts` replaces `mypy .` as the
-  // typecheck gate (it fails on every build), and a YAML example's `lint: flake8` becomes a gate.
-  it.fails("AGENTS.md prose and code examples are not read as commands", () => {
+  it("a branch name the run will not push (a +, which a refspec reads as force) ends the run stuck before any work, and the step says why", async () => {
+    const { b, gh } = setup("fix+sum");
+    const r = await job(b, { "pull-request": String(PR), "head-sha": b.head });
+    expect(r.state).toBe("stuck");
+    expect(r.failed).toMatch(/the pull request's branch "fix\+sum" holds \+/);
+    expect(status(gh.comments).ledger.terminal).toBe("stuck");
+  }, 120_000);
+
+  // Found here, fixed in src/core/review/repo-facts.ts: a `key: value` line counts as a command
+  // only with its command in backticks or in a section about commands, and never inside a fenced
+  // code block. Before, `Setup: ask in #dev for access.` became the install command, `Types: we
+  // use plain dicts` shadowed `mypy .`, and a YAML example's line became a gate.
+  it("AGENTS.md prose and code examples are not read as commands", () => {
     const facts = parseAgentsMd(
       [
         "# Guide",
@@ -543,14 +535,18 @@ describe("mode: review-fix on a foreign repository (Python, odd names, trunk, fe
         "",
         "## Commands",
         "",
+        "A CI example (not ours):",
+        "",
+        "~~~yaml",
+        "format: black .",
+        "~~~",
+        "",
         "- test: `python3 -m unittest`",
         '- single test: `python3 -m unittest "<name>"`',
         "- typecheck: `mypy .`",
         "",
       ].join("\n"),
     );
-    // What happens: { install: "ask in #dev for access.", typecheck: "we use plain dicts, no
-    // dataclasses.", lint: "flake8", test: …, "single test": … }.
     expect(facts.commands).toEqual({
       test: "python3 -m unittest",
       "single test": 'python3 -m unittest "<name>"',

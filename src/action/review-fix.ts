@@ -316,6 +316,14 @@ async function runJob(
   if (!loaded) {
     const why = newRunProblem(inputs, pr, repo);
     if (why) return { failed: why };
+    // A run that already reported (a status comment of this token's user names it) but has no
+    // state: its state was deleted, or it failed before its first save. It never starts over
+    // under the same id (a second comment, a fresh budget, a newer snapshot).
+    if (comments.some((c) => c.author === me && triggers.parseLedger(c.body)?.run === run))
+      return {
+        failed: `run ${run} has a status comment on pull request #${inputs.pullRequest} but no state at refs/terfyn/runs/${run} (it was deleted, or the run ended before its first save): it does not start over under the same id; dispatch without \`run\` (or label the pull request again) to start a new run`,
+        run,
+      };
     deps.info(
       `terfyn: review-fix run ${run} starts on pull request #${inputs.pullRequest} at ${pr.headSha}`,
     );
@@ -407,7 +415,9 @@ async function runJob(
     ...(comment ? { comment } : {}),
     ...(endedWell(terminal)
       ? {}
-      : { failed: `run ${run} ended ${terminal}: ${after?.reason ?? "no state was written"}` }),
+      : {
+          failed: `run ${run} ended ${terminal}: ${after?.reason ?? last?.details?.note ?? "no state was written"}`,
+        }),
   };
 }
 

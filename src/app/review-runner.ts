@@ -41,7 +41,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
-import { GIT_HARDENING, hardenedGitEnv } from "../adapters/git/branch-writer.ts";
+import { branchNameProblem, GIT_HARDENING, hardenedGitEnv } from "../adapters/git/branch-writer.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import {
   appEffects,
@@ -188,7 +188,6 @@ function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>
 }
 
 const SAFE_RUN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-const SAFE_BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,250}$/;
 
 export interface InProcessRunner extends ReviewRunner {
   /** Resolves when no session is running or queued (tests; a graceful shutdown). */
@@ -680,10 +679,8 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           return;
         }
         const branch = job.branch ?? "";
-        if (!SAFE_BRANCH.test(branch))
-          throw new Error(
-            `the pull request's branch ${JSON.stringify(branch)} is not a plain branch name`,
-          );
+        const badBranch = branchNameProblem(branch);
+        if (badBranch) throw new Error(badBranch);
         const saved: SavedJob = {
           repo: { owner: job.repo.owner, repo: job.repo.repo },
           pullRequest: job.pullRequest,

@@ -169,6 +169,28 @@ interface Allowed {
 }
 
 const REMOTE_BRANCH = /^refs\/heads\/[^:+^~?*[\\\s]+$/;
+
+/**
+ * Why `name` cannot be a pull request's branch the run clones and pushes, or undefined. Git's
+ * own rules (check-ref-format: no control character, space, `~ ^ : ? * [ \`, `..`, `@{`, no
+ * part starting with `.` or ending in `.lock`, no leading `-`, no trailing `/` or `.`), and no
+ * `+` (the push refspec never holds one). Any other character, non-ASCII included, is fine.
+ */
+export function branchNameProblem(name: string): string | undefined {
+  const says = (why: string) => `the pull request's branch ${JSON.stringify(name)} ${why}`;
+  if (name === "" || Buffer.byteLength(name) > 250) return says("is empty or too long");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name))
+    return says("holds a space, a control character or one of ~ ^ : ? * [ \\");
+  if (name.includes("+")) return says("holds +, which Terfyn never puts in a push refspec");
+  if (name.startsWith("-")) return says("starts with -");
+  if (name.includes("..") || name.includes("@{") || name === "@") return says("holds .. or @{");
+  if (name.endsWith("/") || name.endsWith(".") || name.includes("//"))
+    return says("ends with / or . or holds //");
+  if (name.split("/").some((p) => p.startsWith(".") || p.endsWith(".lock")))
+    return says("has a part starting with . or ending in .lock");
+  return undefined;
+}
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** Exactly the git invocations the branch writer performs, and nothing else. */

@@ -77,18 +77,43 @@ export function passableEnvNames(names: readonly string[]): {
   return { passed, refused: names.filter((n) => !passed.includes(n)) };
 }
 
+/** Headings of a section whose plain `key: value` lines are commands (without backticks too). */
+const COMMANDS_HEADING =
+  /command|how to|\brun|build|develop|\btest|script|setup|getting started|workflow|tooling/i;
+
 /**
- * Reads `key: command` lines (list items or plain lines, the command optionally in backticks)
- * and the lists under headings containing "protected" or "extend-only".
+ * Reads `key: command` lines (list items or plain lines) and the lists under headings
+ * containing "protected" or "extend-only". A command line counts when its command is in
+ * backticks, or when it is in a section about commands (a heading such as "Commands", "How to
+ * run", "Build", "Development") or before any heading. Prose elsewhere ("Setup: ask in #dev")
+ * and anything inside a fenced code block (a YAML example's `lint: flake8`) is not a command.
  */
 export function parseAgentsMd(text: string): RepoFacts {
   const facts: RepoFacts = { commands: {}, protected: [], extendOnly: [] };
   let list: "protected" | "extendOnly" | "conventions" | undefined;
+  let commandsSection = true;
+  let fence: string | undefined;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
+    const opens = /^(`{3,}|~{3,})/.exec(line);
+    if (fence !== undefined) {
+      if (
+        opens &&
+        opens[1]?.[0] === fence[0] &&
+        (opens[1]?.length ?? 0) >= fence.length &&
+        line.slice(opens[1]?.length).trim() === ""
+      )
+        fence = undefined;
+      continue;
+    }
+    if (opens) {
+      fence = opens[1];
+      continue;
+    }
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
     if (heading) {
       const h = (heading[1] ?? "").toLowerCase();
+      commandsSection = COMMANDS_HEADING.test(h);
       list = /extend[- ]only|append[- ]only/.test(h)
         ? "extendOnly"
         : /protected|do not (edit|touch|modify)/.test(h)
@@ -117,8 +142,10 @@ export function parseAgentsMd(text: string): RepoFacts {
     if (kv && key) {
       const value = (kv[2] ?? "").trim();
       const code = /`([^`]+)`/.exec(value);
-      facts.commands[key] ??= (code ? code[1] : value)?.trim() ?? "";
-      continue;
+      if (code || commandsSection) {
+        facts.commands[key] ??= (code ? code[1] : value)?.trim() ?? "";
+        continue;
+      }
     }
     if (list === "conventions") {
       if (/^[-*+]\s/.test(line)) facts.conventions = [...(facts.conventions ?? []), item.trim()];
