@@ -16,7 +16,7 @@ import {
 } from "../../core/review/gates.ts";
 import type { ReviewRunState, RunFiles } from "../../core/review/orchestrator.ts";
 import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
-import { RunDirectoryError } from "./run-store.ts";
+import { RunDirectoryError } from "./run-directory-error.ts";
 
 /** A run directory that cannot be used as it is: shown as a user error, never an internal one. */
 export class ReviewRunDirectoryError extends RunDirectoryError {}

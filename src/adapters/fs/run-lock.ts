@@ -47,7 +47,7 @@ import {
   parseLockOwner,
   type RunLockPort,
 } from "../../core/runs/run-lock.ts";
-import { RunDirectoryError } from "./run-store.ts";
+import { RunDirectoryError } from "./run-directory-error.ts";
 
 export const LOCK_NAME = ".terfyn-run.lock";
 

@@ -21,10 +21,10 @@ import { type JournalEvent, journalEventProblem } from "../../core/engine/journa
 import type { RunState } from "../../core/runs/run-state.ts";
 import { directorySync } from "./fsync-dir.ts";
 import { appendJsonLine, readJsonLineEntries } from "./json-lines.ts";
+import { RunDirectoryError } from "./run-directory-error.ts";
 
 export type { RunState, RunStatus } from "../../core/runs/run-state.ts";
-
-export class RunDirectoryError extends Error {}
+export { RunDirectoryError };
 
 export interface ApprovalRecord {
   hash: string;

@@ -7,7 +7,7 @@
  */
 import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
 import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
-import { AnthropicModel } from "./anthropic.ts";
+import type { AnthropicModel } from "./anthropic.ts";
 import { MockGpt4 } from "./mock-gpt4.ts";
 import type { ScriptedModel } from "./model-script.ts";
 
@@ -42,7 +42,9 @@ export class ModelRouter implements ModelPort {
       const key = this.options.env.ANTHROPIC_API_KEY;
       if (!key)
         throw new Error(`agent ${request.agent} uses ${request.model}: set ANTHROPIC_API_KEY`);
-      this.anthropic ??= new AnthropicModel(key);
+      // Imported on first use: the SDK is most of the code a run on the mock or a script
+      // would otherwise compile at start (~380 KB of the review command's bundle).
+      this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(key);
       return this.anthropic.turn(request);
     }
     throw new Error(

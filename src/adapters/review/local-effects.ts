@@ -22,7 +22,7 @@ import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
-import type { ResolvedProject } from "../../core/model/project.ts";
+import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
 import type {
   AgentCall,
   AgentPort,
@@ -47,7 +47,8 @@ export interface LocalEffectsConfig {
   priorRunDir?: string;
   requestFile: string;
   runDir: string;
-  agents: ResolvedProject;
+  /** The review-response agents: a validated project, or the run directory's copy of one. */
+  agents: RuntimeProject;
   model: ModelPort;
   progress: (line: string) => void;
   /**

@@ -8,7 +8,6 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
-import { RunStore } from "../../adapters/fs/run-store.ts";
 import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
@@ -70,6 +69,14 @@ export async function approver(io: CliIo, by: string | undefined): Promise<strin
   return io.env.USER ?? io.env.USERNAME ?? "unknown";
 }
 
+/**
+ * The store of a `terfyn run` run, imported only for one: approving a review run's gate does
+ * not load it, nor the journal's zod schemas it validates with (~20 ms of CPU per process).
+ */
+async function engineRunStore() {
+  return (await import("../../adapters/fs/run-store.ts")).RunStore;
+}
+
 interface Verdict {
   by: string;
   deny?: string;
@@ -101,7 +108,7 @@ export async function approveCommand(argv: string[], io: CliIo): Promise<number>
   };
   const dir = resolve(io.cwd, values.run as string);
   // Refused early (no lock file created) when the directory is not a run of either kind.
-  if (!existsSync(join(dir, "run.json"))) await new RunStore(dir).readState();
+  if (!existsSync(join(dir, "run.json"))) await new (await engineRunStore())(dir).readState();
   // Recorded only while no other process works on the run: the lock is held for the check and
   // the append, so an approval cannot land under a run that is still deciding what it awaits.
   const lock = takeRunLock(io, dir, "terfyn approve");
@@ -125,7 +132,7 @@ async function approveLocked(
     throw new UserError(
       "--deny refuses a review run's gate; an agent run's approval is simply not given",
     );
-  const store = new RunStore(dir);
+  const store = new (await engineRunStore())(dir);
   store.guard = guard;
   const state = await store.readState();
   if (state.status !== "awaiting-approval" || !state.awaiting) {

@@ -3,7 +3,7 @@
  * finding the prior side of a plan (a git revision with --against, else the state file).
  */
 import { relative, resolve } from "node:path";
-import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
+import { type ReadProjectResult, readProjectDirectory } from "../../adapters/fs/read-project.ts";
 import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
 import type { Plan } from "../../core/plan/plan.ts";
 import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
@@ -27,7 +27,11 @@ export async function loadProject(
   projectArg: string | undefined,
 ): Promise<ProjectContext> {
   const root = resolve(io.cwd, projectArg ?? ".");
-  const read = await readProjectDirectory(root);
+  return validateRead(io, root, await readProjectDirectory(root));
+}
+
+/** The context of a project already read from `root`. */
+export function validateRead(io: CliIo, root: string, read: ReadProjectResult): ProjectContext {
   const validation = validateProject(read.files);
   return {
     root,

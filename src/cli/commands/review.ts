@@ -11,12 +11,19 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  agentsCacheKey,
+  readAgentsCache,
+  writeAgentsCache,
+} from "../../adapters/fs/agents-cache.ts";
+import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
 import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
 import { ModelRouter, modelProblem } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { localEffects } from "../../adapters/review/local-effects.ts";
+import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
   abandonedRecord,
@@ -30,8 +37,9 @@ import { DoctrineSteps } from "../../core/review/steps.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { VERSION } from "../version.ts";
 import { approver } from "./approve.ts";
-import { loadProject, printDiagnostics } from "./project-context.ts";
+import { printDiagnostics, validateRead } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
 /** What a run was started with (run.json); a resume reads it back. */
@@ -52,7 +60,21 @@ interface RunConfig {
 /** What every agent runs on when neither --model nor --model-script says otherwise. */
 const DEFAULT_MODEL = "mock/gpt-4";
 
-type AgentsProject = Awaited<ReturnType<typeof loadProject>>;
+/** The review-response agents a run uses, and how its run directory keeps a copy of them. */
+interface AgentsProject {
+  project: RuntimeProject;
+  /** The copy's key (agents-cache.ts); undefined when the files could not all be read. */
+  key?: string;
+  /** Whether the project came from the run directory's copy rather than from validation. */
+  fromCopy: boolean;
+}
+
+/**
+ * What identifies the code that validated a copy of the agents: the version, and this
+ * module's URL. In the bundle that is a chunk whose name holds a hash of its content, which
+ * names every chunk it imports (by their hashes in turn), so another build has another key.
+ */
+const AGENTS_BUILD = `${VERSION} ${import.meta.url}`;
 
 export const REVIEW_HELP = `Usage: terfyn review --repo PATH --request FILE --run-dir DIR [--model-script FILE | --model MODEL] [--prior RUN_DIR] [--push]
        terfyn review --resume RUN_DIR [--model-script FILE | --model MODEL]
@@ -186,7 +208,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
   // The agents, and whether the models they would run on can run at all, before anything starts.
-  const agents = await loadAgents(io);
+  const agents = await loadAgents(io, values.resume !== undefined ? runDir : undefined);
   refuseUnrunnableModels(config, agents, io);
   // The agents work in a worktree of this repository: a run directory inside it could be written
   // by them (its approvals, its cursor).
@@ -221,29 +243,45 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       );
     }
     store.guard = () => lock.verify();
+    await keepAgentsCopy(runDir, agents);
     return await reviewLocked(io, runDir, store, config, agents);
   } finally {
     lock.release();
   }
 }
 
-/** The shipped review-response agents, validated. */
-async function loadAgents(io: CliIo): Promise<AgentsProject> {
+/**
+ * The shipped review-response agents, validated; or, given the run directory of a run that
+ * was started, its copy of them when the copy's key is that of the files as they are now.
+ */
+async function loadAgents(io: CliIo, runDir?: string): Promise<AgentsProject> {
   const agentsDir = agentsProject();
-  const agentsCtx = await loadProject({ ...io, cwd: agentsDir }, agentsDir);
+  const read = await readProjectDirectory(agentsDir);
+  const key = read.diagnostics.length === 0 ? agentsCacheKey(read.files, AGENTS_BUILD) : undefined;
+  if (key !== undefined && runDir !== undefined) {
+    const copy = await readAgentsCache(runDir, key);
+    if (copy !== undefined) return { project: copy, key, fromCopy: true };
+  }
+  const agentsCtx = validateRead({ ...io, cwd: agentsDir }, agentsDir, read);
   const errors = agentsCtx.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0) {
     printDiagnostics(io, agentsCtx, errors, io.stderr);
     throw new UserError("the review-response agents do not validate");
   }
-  return agentsCtx;
+  return { project: agentsCtx.validation.project, ...(key ? { key } : {}), fromCopy: false };
+}
+
+/** Writes the run directory's copy of freshly validated agents (under the run's lock). */
+async function keepAgentsCopy(runDir: string, agents: AgentsProject): Promise<void> {
+  if (agents.fromCopy || agents.key === undefined) return;
+  await writeAgentsCache(runDir, agents.key, agents.project);
 }
 
 /** The models the agents will run on: none when a script drives them. */
 function modelsInUse(config: RunConfig, agents: AgentsProject): string[] {
   if (config.modelScript !== undefined) return [];
   if (config.model !== "declared") return [config.model ?? DEFAULT_MODEL];
-  return [...agents.validation.project.agents.values()].map((a) => a.model);
+  return [...agents.project.agents.values()].map((a) => a.model);
 }
 
 /** A model that cannot run (no key, no such provider) is an error before any work. */
@@ -293,7 +331,7 @@ async function localPorts(
     runDir,
     ...(config.prior ? { priorRunDir: config.prior } : {}),
     ...(config.push ? { push: true } : {}),
-    agents: agentsCtx.validation.project,
+    agents: agentsCtx.project,
     model,
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
   });
@@ -330,7 +368,7 @@ async function stop(
   if (text !== undefined && text.trim() === "")
     throw new UsageError("review: --reason needs a text");
   const who = await approver(io, by);
-  const agents = await loadAgents(io);
+  const agents = await loadAgents(io, runDir);
   const lock = takeRunLock(io, runDir, "terfyn review --stop");
   try {
     const store = await ReviewRunStore.open(runDir, io.env);

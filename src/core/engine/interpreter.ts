@@ -8,17 +8,18 @@
  * operation is idempotent; otherwise the run stops `in-doubt`, naming it. Pure over ports.
  */
 import type { JsonSchemaNode } from "../config/schemas.ts";
-import type { ResolvedAgent, ResolvedProject } from "../model/project.ts";
 import { sha256 } from "../plan/canonical-hash.ts";
 import type { ApprovalSubject } from "../render/approval-text.ts";
 import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
 import type { JournalEvent, ModelResponse } from "./journal.ts";
 import type { ConversationMessage, EnginePorts, ToolSpec } from "./ports.ts";
+import type { RuntimeAgent, RuntimeProject } from "./runtime-project.ts";
 import { deepEqual, getField, schemaIssues } from "./values.ts";
 
 export interface RunContext {
   runId: string;
-  project: ResolvedProject;
+  /** What the run reads of the project: a `ResolvedProject` is one. */
+  project: RuntimeProject;
   program: IrProgram;
   input: unknown;
   /** Events journaled by earlier sessions of this run. */
@@ -459,7 +460,7 @@ class Interpreter {
     );
   }
 
-  private toolSpecs(agent: ResolvedAgent): ToolSpec[] {
+  private toolSpecs(agent: RuntimeAgent): ToolSpec[] {
     return agent.grants.map((g) => {
       const op = this.ctx.project.tools.get(g.tool)?.operations.get(g.operation);
       return {
@@ -472,7 +473,7 @@ class Interpreter {
 
   /** The one boundary every tool call passes: grant check, input check, approval, effect. */
   private async resolveToolCall(
-    agent: ResolvedAgent,
+    agent: RuntimeAgent,
     tool: string,
     input: unknown,
     key: string,

@@ -46,7 +46,12 @@ export function approvalEntryProblems(value: unknown): string[] {
 }
 
 /** Files of a run directory that no phase or agent may write: only the orchestrator's adapters do. */
-export const RESERVED_NAMES = ["approvals.jsonl", "state.json"] as const;
+export const RESERVED_NAMES = [
+  "approvals.jsonl",
+  "state.json",
+  // The run's copy of its validated agents (adapters/fs/agents-cache.ts).
+  "agents-project.json",
+] as const;
 
 /** `sha256:` over an artifact's exact bytes. */
 export function artifactHash(bytes: string | Uint8Array): string {
