@@ -87,12 +87,14 @@ function zodEnglishOnly(): Plugin {
           pluginData: "terfyn-zod-english-only",
         });
         if (real.errors.length > 0 || !ZOD_LOCALES.test(real.path)) return real;
-        return { path: real.path, namespace: "terfyn-zod-english-only" };
+        // Relative to the repository: a path in a plugin's namespace goes into the chunks'
+        // content hashes, so an absolute one made dist/ differ from one checkout to another.
+        return { path: relative(root, real.path), namespace: "terfyn-zod-english-only" };
       });
       b.onLoad({ filter: /.*/, namespace: "terfyn-zod-english-only" }, (args) => ({
         contents: 'export { default as en } from "./en.js";\n',
         loader: "js",
-        resolveDir: dirname(args.path),
+        resolveDir: dirname(join(root, args.path)),
       }));
     },
   };
