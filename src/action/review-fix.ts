@@ -22,17 +22,34 @@
  * the clone and the fast-forward push with the workflow's token (in git's environment only),
  * replies and tickets through the guarded gateway, the run's status comment and check run.
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
+import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
+import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
+import { RunStateRef } from "../adapters/github/run-state-ref.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
-import type { SavedJob } from "../app/review-runner.ts";
-import type { Ledger } from "../core/app/triggers.ts";
+import {
+  gitAuthEnv,
+  inProcessRunner,
+  modelFromEnv,
+  type SavedJob,
+  shippedAgents,
+} from "../app/review-runner.ts";
+import { endedWell, findLedger, statusReporter } from "../app/status-reporter.ts";
+import {
+  approvalCandidates,
+  LABEL_ROLE,
+  type Ledger,
+  parseCommentCommand,
+} from "../core/app/triggers.ts";
+import { meetsPermission } from "../core/approvals/approval-comment.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
+import { readArtifact } from "../core/review/artifacts.ts";
+import type { ReviewRunState } from "../core/review/ports.ts";
 
 export class ReviewFixInputError extends Error {}
 
@@ -173,7 +190,6 @@ export async function reviewFix(
   }
   const token = getInput("github-token");
   if (token === "") return { failed: "mode review-fix needs input `github-token`" };
-  const { describeApiError } = await import("../adapters/github/client.ts");
   const gateway = deps.gatewayFor(token, repo);
   let pr: PullRequest;
   try {
@@ -209,14 +225,6 @@ async function runJob(
   deps: ReviewFixDeps,
 ): Promise<ReviewFixResult> {
   const now = deps.now ?? (() => new Date());
-  const [{ RunStateRef }, runner, { statusReporter, endedWell }, triggers, approvals] =
-    await Promise.all([
-      import("../adapters/github/run-state-ref.ts"),
-      import("../app/review-runner.ts"),
-      import("../app/status-reporter.ts"),
-      import("../core/app/triggers.ts"),
-      import("../core/approvals/approval-comment.ts"),
-    ]);
   const run =
     inputs.run ??
     `pr${inputs.pullRequest}-${pr.headSha.slice(0, 12)}-${now().getTime().toString(36)}`;
@@ -224,8 +232,8 @@ async function runJob(
     deps.repoUrl ??
     `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo.owner}/${repo.repo}.git`;
   const runsDir = deps.runsDir ?? join(env.RUNNER_TEMP || tmpdir(), "terfyn-review-fix");
-  const auth = /^https:\/\//.test(url) ? runner.gitAuthEnv(new URL(url).origin, token) : {};
-  const agents = deps.agents ?? (await shippedAgents(runner.agentsProjectDir()));
+  const auth = /^https:\/\//.test(url) ? gitAuthEnv(new URL(url).origin, token) : {};
+  const agents = deps.agents ?? (await shippedAgents());
   const me = (await gateway.identity()) ?? ACTIONS_BOT;
 
   const states = new RunStateRef({
@@ -235,25 +243,11 @@ async function runJob(
     identity: { name: ACTIONS_BOT, email: "41898282+github-actions[bot]@users.noreply.github.com" },
   });
   let restored: WorkFiles | undefined;
-  const r = runner.inProcessRunner({
+  const r = inProcessRunner({
     appSlug: me.replace(/\[bot\]$/, ""),
     runsDir,
     agents,
-    model:
-      deps.model ??
-      (async () => {
-        const [{ ModelRouter }, { ScriptedModel }] = await Promise.all([
-          import("../adapters/models/model-router.ts"),
-          import("../adapters/models/model-script.ts"),
-        ]);
-        const scriptPath = env.TERFYN_MODEL_SCRIPT;
-        const script = scriptPath ? await ScriptedModel.load(scriptPath) : undefined;
-        return new ModelRouter({
-          ...(script ? { script } : {}),
-          forceScript: script !== undefined,
-          env,
-        });
-      }),
+    model: deps.model ?? modelFromEnv(env),
     cloneUrl: () => url,
     now,
     log: deps.info,
@@ -267,13 +261,14 @@ async function runJob(
   const comments = await gateway.listIssueComments(inputs.pullRequest);
   const loaded = await states.load(run);
   let saved: SavedFiles | undefined;
+  // The run's status comment: the token's user's, for this run.
+  const own = findLedger(comments, me, run);
   if (loaded) {
     saved = await restore(loaded, p, inputs, repo, run);
-    restored = saved ? await workFiles(loaded.files) : undefined;
+    restored = await workFiles(loaded.files);
     // The state must be the one the run's own status comment names: a ref pushed by anyone
     // else (anyone who can push to the repository can push it) is not the run's.
-    const own = ownStatus(comments, saved.comment?.id, me, run, triggers.parseLedger);
-    if (!own || own.ledger.state !== loaded.commit)
+    if (!own || own.comment.id !== saved.comment?.id || own.ledger.state !== loaded.commit)
       return {
         failed: `the state at refs/terfyn/runs/${run} (${loaded.commit.slice(0, 12)}) is not the one run ${run}'s status comment names${own?.ledger.state ? ` (${own.ledger.state.slice(0, 12)})` : own ? "" : " (the comment is gone)"}: it was changed outside the run, so the run does not go on`,
         run,
@@ -319,7 +314,7 @@ async function runJob(
     // A run that already reported (a status comment of this token's user names it) but has no
     // state: its state was deleted, or it failed before its first save. It never starts over
     // under the same id (a second comment, a fresh budget, a newer snapshot).
-    if (comments.some((c) => c.author === me && triggers.parseLedger(c.body)?.run === run))
+    if (own)
       return {
         failed: `run ${run} has a status comment on pull request #${inputs.pullRequest} but no state at refs/terfyn/runs/${run} (it was deleted, or the run ended before its first save): it does not start over under the same id; dispatch without \`run\` (or label the pull request again) to start a new run`,
         run,
@@ -349,18 +344,10 @@ async function runJob(
       reporter,
     );
   } else {
-    const stop = await writersCommand(
-      comments,
-      job.triggerAt,
-      me,
-      "stop",
-      gateway,
-      triggers,
-      approvals,
-    );
+    const stop = await writersStop(comments, job.triggerAt, me, gateway);
     if (stop) r.stop(job, ledger, `stopped by @${stop}`, reporter);
     else if (ledger.gate && ledger.hash) {
-      const candidates = triggers.approvalCandidates(ledger, comments, {
+      const candidates = approvalCandidates(ledger, comments, {
         appLogin: me,
         prAuthor: pr.author,
         currentHead: pr.headSha.toLowerCase(),
@@ -369,7 +356,7 @@ async function runJob(
       const refused: string[] = [];
       for (const c of candidates) {
         const role = await gateway.collaboratorRole(c.login);
-        if (approvals.meetsPermission(role.level, triggers.LABEL_ROLE)) {
+        if (meetsPermission(role.level, LABEL_ROLE)) {
           approver = { login: c.login, role: role.name };
           break;
         }
@@ -378,7 +365,7 @@ async function runJob(
       if (approver) r.approve(job, ledger, approver, reporter);
       else
         await reporter.update(ledger, {
-          note: `The run still waits at the ${ledger.gate} gate for approval of ${ledger.hash}: no comment approves it${refused.length > 0 ? ` (${refused.join("; ")}; approving needs ${triggers.LABEL_ROLE} or higher)` : ""}.`,
+          note: `The run still waits at the ${ledger.gate} gate for approval of ${ledger.hash}: no comment approves it${refused.length > 0 ? ` (${refused.join("; ")}; approving needs ${LABEL_ROLE} or higher)` : ""}.`,
         });
     } else {
       r.stop(
@@ -421,64 +408,25 @@ async function runJob(
   };
 }
 
-async function shippedAgents(dir: string): Promise<ResolvedProject> {
-  const [{ readProjectDirectory }, { validateProject }] = await Promise.all([
-    import("../adapters/fs/read-project.ts"),
-    import("../core/validate.ts"),
-  ]);
-  const validation = validateProject((await readProjectDirectory(dir)).files);
-  if (!validation.ok) throw new Error(`the review-response agents in ${dir} do not validate`);
-  return validation.project;
+/** The run's state.json, as the run store reads it (undefined before the first write). */
+async function readState(runDir: string): Promise<ReviewRunState | undefined> {
+  return (await ReviewRunStore.open(runDir)).readState();
 }
 
-interface SavedState {
-  status?: string;
-  phase?: string;
-  terminal?: string;
-  reason?: string;
-  updated_at?: string;
-  awaiting?: { gate: "plan" | "publish"; hash: string; artifact?: string };
-}
-
-async function readState(runDir: string): Promise<SavedState | undefined> {
-  try {
-    return JSON.parse(await readFile(join(runDir, "state.json"), "utf8")) as SavedState;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The run's own status comment: the one the state names, written by the token's user, for this run. */
-function ownStatus(
-  comments: readonly IssueComment[],
-  id: number | undefined,
-  me: string,
-  run: string,
-  parseLedger: (body: string) => Ledger | undefined,
-): { comment: IssueComment; ledger: Ledger } | undefined {
-  const c = comments.find((x) => x.id === id);
-  if (!c || c.author !== me) return undefined;
-  const ledger = parseLedger(c.body);
-  return ledger && ledger.run === run ? { comment: c, ledger } : undefined;
-}
-
-/** The login of a writer whose comment since `since` gives `/terfyn <kind>`, if any. */
-async function writersCommand(
+/** The login of a writer whose comment since `since` says `/terfyn stop`, if any. */
+async function writersStop(
   comments: readonly IssueComment[],
   since: string,
   me: string,
-  kind: "stop",
   gateway: GitHubGateway,
-  triggers: typeof import("../core/app/triggers.ts"),
-  approvals: typeof import("../core/approvals/approval-comment.ts"),
 ): Promise<string | undefined> {
   const from = Date.parse(since);
   for (const c of comments) {
     if (c.author === me || c.authorType === "Bot" || c.author.endsWith("[bot]")) continue;
     if (Number.isFinite(from) && Date.parse(c.createdAt) < from) continue;
-    if (triggers.parseCommentCommand(c.body)?.kind !== kind) continue;
+    if (parseCommentCommand(c.body)?.kind !== "stop") continue;
     const role = await gateway.collaboratorRole(c.author);
-    if (approvals.meetsPermission(role.level, triggers.LABEL_ROLE)) return c.author;
+    if (meetsPermission(role.level, LABEL_ROLE)) return c.author;
   }
   return undefined;
 }
@@ -573,7 +521,7 @@ async function workFiles(files: Map<string, Buffer>): Promise<WorkFiles | undefi
  */
 async function collect(
   p: { base: string; run: string; job: string; spend: string; worktree: string },
-  paused: SavedState | undefined,
+  paused: ReviewRunState | undefined,
 ): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   for (const [name, path] of [
@@ -587,14 +535,10 @@ async function collect(
     files.set(`run/${rel}`, await readFile(abs));
   }
   if (paused?.awaiting?.gate === "publish") {
-    const publish = JSON.parse(await readFile(join(p.run, "publish.json"), "utf8")) as {
-      files?: string[];
-      content?: { path: string; sha256: string | null }[];
-    };
+    const publish = await readArtifact(await ReviewRunStore.open(p.run), "publish.json");
     const write: string[] = [];
     const remove: string[] = [];
-    for (const c of publish.content ??
-      (publish.files ?? []).map((path) => ({ path, sha256: "" }))) {
+    for (const c of publish?.content ?? []) {
       const abs = join(p.worktree, ...c.path.split("/"));
       const st = await lstat(abs).catch(() => undefined);
       if (c.sha256 === null || !st) {
@@ -602,27 +546,16 @@ async function collect(
         continue;
       }
       if (!st.isFile()) throw new Error(`the run's file ${c.path} is not a regular file`);
-      const bytes = await readFile(abs);
-      if (
-        c.sha256 &&
-        createHash("sha256").update(bytes).digest("hex") !== c.sha256.replace(/^sha256:/, "")
-      )
-        throw new Error(`the run's file ${c.path} changed since the publish artifact was composed`);
       write.push(c.path);
-      files.set(`work/${c.path}`, bytes);
+      files.set(`work/${c.path}`, await readFile(abs));
     }
     files.set("work.json", Buffer.from(`${JSON.stringify({ write, remove }, null, 2)}\n`));
   }
   return files;
 }
 
+/** Every regular file below `dir` (none when it does not exist). */
 async function filesBelow(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const e of entries) {
-    const abs = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesBelow(abs)));
-    else if (e.isFile()) out.push(abs);
-  }
-  return out;
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }

@@ -24,7 +24,7 @@ import {
   parseLedger,
 } from "../core/app/triggers.ts";
 import { meetsPermission } from "../core/approvals/approval-comment.ts";
-import { type RunReporter, statusReporter } from "./status-reporter.ts";
+import { findLedger, type RunReporter, statusReporter } from "./status-reporter.ts";
 
 export type { RunReporter };
 
@@ -154,20 +154,6 @@ function gatewayFor(
       return a.token;
     },
   };
-}
-
-/** The App's own status comment and its ledger: only comments the App wrote are trusted. */
-function findLedger(
-  comments: readonly IssueComment[],
-  appLogin: string,
-  run?: string,
-): { comment: IssueComment; ledger: Ledger } | undefined {
-  for (const c of [...comments].reverse()) {
-    if (c.author !== appLogin) continue;
-    const ledger = parseLedger(c.body);
-    if (ledger && (run === undefined || ledger.run === run)) return { comment: c, ledger };
-  }
-  return undefined;
 }
 
 /** The workflow's runs on GitHub, where a dispatched run is followed (and cancelled). */

@@ -39,6 +39,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readProjectDirectory } from "../adapters/fs/read-project.ts";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
 import { branchNameProblem, GIT_HARDENING, hardenedGitEnv } from "../adapters/git/branch-writer.ts";
@@ -49,6 +50,8 @@ import {
   type LeftOut,
   readNotices,
 } from "../adapters/github/review-effects.ts";
+import { ModelRouter } from "../adapters/models/model-router.ts";
+import { ScriptedModel } from "../adapters/models/model-script.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
 import type { Ledger } from "../core/app/triggers.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
@@ -65,6 +68,7 @@ import {
   type HostFacts,
   takeoverMessage,
 } from "../core/runs/run-lock.ts";
+import { validateProject } from "../core/validate.ts";
 import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
 
 export interface InProcessRunnerOptions {
@@ -858,6 +862,32 @@ export function agentsProjectDir(): string {
   throw new Error(
     "cannot find agents/review-response, the review-response agents shipped with Terfyn",
   );
+}
+
+/** The shipped review-response agents, validated; throws naming the directory when they do not validate. */
+export async function shippedAgents(): Promise<ResolvedProject> {
+  const dir = agentsProjectDir();
+  const validation = validateProject((await readProjectDirectory(dir)).files);
+  if (!validation.ok) throw new Error(`the review-response agents in ${dir} do not validate`);
+  return validation.project;
+}
+
+/**
+ * The model of each session, from the environment: the model script TERFYN_MODEL_SCRIPT plays
+ * every agent (read afresh per session), else each agent's declared model (ANTHROPIC_API_KEY).
+ */
+export function modelFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): () => Promise<ModelPort> {
+  return async () => {
+    const path = env.TERFYN_MODEL_SCRIPT;
+    const script = path ? await ScriptedModel.load(path) : undefined;
+    return new ModelRouter({
+      ...(script ? { script } : {}),
+      forceScript: script !== undefined,
+      env,
+    });
+  };
 }
 
 /** Where runs live by default: TERFYN_APP_RUNS_DIR, else under the OS temp directory. */

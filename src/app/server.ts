@@ -17,12 +17,9 @@
  * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
 import { run } from "probot";
-import { readProjectDirectory } from "../adapters/fs/read-project.ts";
-import { ModelRouter } from "../adapters/models/model-router.ts";
-import { ScriptedModel } from "../adapters/models/model-script.ts";
-import { validateProject } from "../core/validate.ts";
+import type { ResolvedProject } from "../core/model/project.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
-import { agentsProjectDir, defaultRunsDir, inProcessRunner } from "./review-runner.ts";
+import { defaultRunsDir, inProcessRunner, modelFromEnv, shippedAgents } from "./review-runner.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
 const appSlug = process.env.TERFYN_APP_SLUG;
@@ -65,28 +62,22 @@ async function runner(slug: string): Promise<ReviewRunner> {
   // Placed on Actions, this process executes no run: no agents, no model key, no run files.
   if (process.env.TERFYN_APP_RUNNER === "unwired" || placement.kind === "actions")
     return unwiredRunner;
-  const validation = validateProject((await readProjectDirectory(agentsProjectDir())).files);
-  if (!validation.ok) {
-    process.stderr.write("terfyn app: the review-response agents do not validate\n");
+  let agents: ResolvedProject;
+  try {
+    agents = await shippedAgents();
+  } catch (e) {
+    process.stderr.write(`terfyn app: ${(e as Error).message}\n`);
     process.exit(1);
   }
-  const scriptPath = process.env.TERFYN_MODEL_SCRIPT;
-  if (!scriptPath && !process.env.ANTHROPIC_API_KEY)
+  if (!process.env.TERFYN_MODEL_SCRIPT && !process.env.ANTHROPIC_API_KEY)
     process.stderr.write(
       "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
   return inProcessRunner({
     appSlug: slug,
     runsDir: defaultRunsDir(process.env),
-    agents: validation.project,
-    model: async () => {
-      const script = scriptPath ? await ScriptedModel.load(scriptPath) : undefined;
-      return new ModelRouter({
-        ...(script ? { script } : {}),
-        forceScript: script !== undefined,
-        env: process.env,
-      });
-    },
+    agents,
+    model: modelFromEnv(process.env),
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
     ...(maxModelCalls ? { maxModelCalls } : {}),
     ...(maxTokens ? { maxTokens } : {}),

@@ -3,8 +3,8 @@
  * at the first update, edited in place after. The App uses it with its installation token; the
  * Action's review-fix mode with the workflow's token.
  */
-import type { GitHubGateway } from "../adapters/github/gateway.ts";
-import type { Ledger } from "../core/app/triggers.ts";
+import type { GitHubGateway, IssueComment } from "../adapters/github/gateway.ts";
+import { type Ledger, parseLedger } from "../core/app/triggers.ts";
 import { type RunStatusDetails, renderRunStatus } from "../core/render/run-status.ts";
 
 /** Where a run's progress is reported: the status comment and a check run on the head. */
@@ -61,4 +61,22 @@ export function statusReporter(
 /** Whether a run that ended `terminal` ended well (the check's success). */
 export function endedWell(terminal: string): boolean {
   return GOOD_ENDS.includes(terminal);
+}
+
+/**
+ * A run's status comment and its ledger: the newest comment by `author` (the App's bot, or the
+ * workflow token's user) holding a ledger, for `run` when given. Only that author's comments
+ * are trusted to carry one.
+ */
+export function findLedger(
+  comments: readonly IssueComment[],
+  author: string,
+  run?: string,
+): { comment: IssueComment; ledger: Ledger } | undefined {
+  for (const c of [...comments].reverse()) {
+    if (c.author !== author) continue;
+    const ledger = parseLedger(c.body);
+    if (ledger && (run === undefined || ledger.run === run)) return { comment: c, ledger };
+  }
+  return undefined;
 }
