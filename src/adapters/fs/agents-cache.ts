@@ -13,8 +13,9 @@
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { open, rename, rm, writeFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
 import {
   decodeRuntimeProject,
   encodeRuntimeProject,
@@ -81,22 +82,15 @@ export async function readAgentsCache(
 }
 
 /**
- * Writes the copy (to a temporary name, then renamed: a reader sees the old file or the new
- * one). Not fsynced: a copy lost in a crash is only validated again.
+ * Writes the copy atomically (a reader sees the old file or the new one). Not fsynced: a copy
+ * lost in a crash is only validated again.
  */
 export async function writeAgentsCache(
   runDir: string,
   key: string,
   project: RuntimeProject,
 ): Promise<void> {
-  const path = join(runDir, AGENTS_CACHE_FILE);
-  const tmp = `${path}.${process.pid}.tmp`;
   const text = `${JSON.stringify({ format: FORMAT, key, project: encodeRuntimeProject(project) })}\n`;
-  try {
-    await writeFile(tmp, text, { flag: "wx" });
-    await rename(tmp, path);
-  } catch {
-    // Best effort: without a copy, the next resume validates the agents from their files.
-    await rm(tmp, { force: true }).catch(() => {});
-  }
+  // Best effort: without a copy, the next resume validates the agents from their files.
+  await writeFileAtomic(join(runDir, AGENTS_CACHE_FILE), text, { fsync: false }).catch(() => {});
 }
