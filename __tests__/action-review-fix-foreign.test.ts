@@ -16,14 +16,12 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { type ReviewFixResult, reviewFix } from "../src/action/review-fix.ts";
-import { createGateway } from "../src/adapters/github/gateway.ts";
 import { ModelRouter } from "../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../src/adapters/models/model-script.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { parseAgentsMd } from "../src/core/review/repo-facts.ts";
-import { API, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
-import { agents, LATER, T0 } from "./helpers/app-runner.ts";
+import { API, OWNER, REPO } from "./helpers/action-harness.ts";
+import { LATER, reviewFixJob } from "./helpers/app-runner.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -185,45 +183,20 @@ function setup(branch = BRANCH) {
 }
 
 /** One job on a fresh machine, with the inputs a dispatch gives; `calls` records the agents asked. */
-async function job(
-  b: Built,
-  inputs: Record<string, string>,
-  calls: string[] = [],
-): Promise<ReviewFixResult> {
-  const all: Record<string, string> = { "github-token": "t", ...inputs };
-  const rec = recordRequests();
-  try {
-    return await reviewFix(
-      (name) => all[name] ?? "",
-      { GITHUB_REPOSITORY: `${OWNER}/${REPO}` },
-      {
-        gatewayFor: (token, repo) =>
-          createGateway(token, repo, { fetch: globalThis.fetch, retries: 0 }),
-        info: () => {},
-        repoUrl: b.origin,
-        runsDir: mkdtempSync(join(tmpdir(), "terfyn-foreign-job-")),
-        agents: await agents(),
-        model: async () => {
-          const m = new ModelRouter({
-            script: await ScriptedModel.load(b.script),
-            forceScript: true,
-            env: {},
-          });
-          return {
-            turn: (r: Parameters<typeof m.turn>[0]) => {
-              calls.push(r.agent);
-              return m.turn(r);
-            },
-          };
-        },
-        now: () => new Date(T0),
+const job = (b: Built, inputs: Record<string, string>, calls: string[] = []) =>
+  reviewFixJob(b.origin, inputs, async () => {
+    const m = new ModelRouter({
+      script: await ScriptedModel.load(b.script),
+      forceScript: true,
+      env: {},
+    });
+    return {
+      turn: (r: Parameters<typeof m.turn>[0]) => {
+        calls.push(r.agent);
+        return m.turn(r);
       },
-    );
-  } finally {
-    rec.stop();
-    expect(rec.problems).toEqual([]);
-  }
-}
+    };
+  });
 
 function status(comments: FakeComment[]) {
   const mine = comments.filter((c) => c.user.login === BOT && parseLedger(c.body));

@@ -12,19 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReviewFixResult, reviewFix } from "../src/action/review-fix.ts";
-import { createGateway } from "../src/adapters/github/gateway.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
-import { OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
 import {
-  agents,
   build,
   type Example,
   fakeGraphql,
   git,
   LATER,
-  model,
-  T0,
+  reviewFixJob,
 } from "./helpers/app-runner.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
 
@@ -49,29 +44,7 @@ function setup() {
 }
 
 /** One job: a fresh runs directory, the inputs the App's dispatch gives. */
-async function job(ex: Example, inputs: Record<string, string>): Promise<ReviewFixResult> {
-  const all: Record<string, string> = { "github-token": "t", ...inputs };
-  const rec = recordRequests();
-  try {
-    return await reviewFix(
-      (name) => all[name] ?? "",
-      { GITHUB_REPOSITORY: `${OWNER}/${REPO}` },
-      {
-        gatewayFor: (token, repo) =>
-          createGateway(token, repo, { fetch: globalThis.fetch, retries: 0 }),
-        info: () => {},
-        repoUrl: ex.origin,
-        runsDir: mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
-        agents: await agents(),
-        model,
-        now: () => new Date(T0),
-      },
-    );
-  } finally {
-    rec.stop();
-    expect(rec.problems).toEqual([]);
-  }
-}
+const job = (ex: Example, inputs: Record<string, string>) => reviewFixJob(ex.origin, inputs);
 
 /** The run's status comment (the workflow token's), and its ledger. */
 function status(comments: FakeComment[]) {

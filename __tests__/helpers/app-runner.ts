@@ -12,6 +12,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { Probot } from "probot";
 import { expect } from "vitest";
+import { type ReviewFixResult, reviewFix } from "../../src/action/review-fix.ts";
 import { readProjectDirectory } from "../../src/adapters/fs/read-project.ts";
 import { hostFacts } from "../../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../../src/adapters/github/gateway.ts";
@@ -25,8 +26,9 @@ import {
   inProcessRunner,
 } from "../../src/app/review-runner.ts";
 import { parseLedger } from "../../src/core/app/triggers.ts";
+import type { ModelPort } from "../../src/core/engine/ports.ts";
 import { validateProject } from "../../src/core/validate.ts";
-import { API, fixture, OWNER, REPO } from "./action-harness.ts";
+import { API, fixture, OWNER, REPO, recordRequests } from "./action-harness.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./fake-github.ts";
 import { TestOctokit } from "./probot-octokit.ts";
 
@@ -419,3 +421,36 @@ export const restartedRunner = (
     lockFacts: { host: hostFacts.host, pidAlive: () => false },
     log: (l) => lines.push(l),
   });
+
+/**
+ * One job of the Action's review-fix mode on a fresh machine (an empty runs directory), with
+ * the inputs a dispatch gives, against the bare remote `origin`; every request is checked
+ * against the OpenAPI fixture.
+ */
+export async function reviewFixJob(
+  origin: string,
+  inputs: Record<string, string>,
+  jobModel: () => Promise<ModelPort> = model,
+): Promise<ReviewFixResult> {
+  const all: Record<string, string> = { "github-token": "t", ...inputs };
+  const rec = recordRequests();
+  try {
+    return await reviewFix(
+      (name) => all[name] ?? "",
+      { GITHUB_REPOSITORY: `${OWNER}/${REPO}` },
+      {
+        gatewayFor: (token, repo) =>
+          createGateway(token, repo, { fetch: globalThis.fetch, retries: 0 }),
+        info: () => {},
+        repoUrl: origin,
+        runsDir: mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
+        agents: await agents(),
+        model: jobModel,
+        now: () => new Date(T0),
+      },
+    );
+  } finally {
+    rec.stop();
+    expect(rec.problems).toEqual([]);
+  }
+}
