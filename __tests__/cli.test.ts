@@ -1,15 +1,25 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/main.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 
 const repo = join(import.meta.dirname, "..");
 const example = "examples/implement-review-loop";
 const run = promisify(execFile);
+// Temporary directories the tests make, removed at the end.
+const temps: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("terfyn CLI", () => {
   it("prints help with the commands, exit 0", async () => {
@@ -55,14 +65,14 @@ describe("terfyn CLI", () => {
     expect(missing.stderr).toMatch(
       /^terfyn validate: project directory .*no\/such\/dir does not exist\n$/,
     );
-    const empty = mkdtempSync(join(tmpdir(), "terfyn-empty-"));
+    const empty = tempDir("terfyn-empty-");
     const noYaml = await runTerfyn(["validate", "--project", empty], repo);
     expect(noYaml.code).toBe(1);
     expect(noYaml.stderr).toContain("no terfyn.yaml in");
   });
 
   it("reports a terfyn.yaml without a Project document as a diagnostic", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "terfyn-noproj-"));
+    const dir = tempDir("terfyn-noproj-");
     writeFileSync(join(dir, "terfyn.yaml"), "# nothing here yet\n");
     const r = await runTerfyn(["validate", "--project", dir, "--format", "json"], repo);
     expect(r.code).toBe(1);

@@ -13,7 +13,9 @@
  * system, read by a preload in the child, so machine load that steals no CPU from the child
  * does not count). Sizes 500 / 2,000 / 8,000 agents, one file per agent and 100 agents per
  * file; the growth exponent is fitted over the sizes (1.0 is linear). `--quick` measures only
- * 2,000 agents, 100 per file, with 3 pairs: a CI smoke run of well under a minute.
+ * 2,000 agents, 100 per file, with 3 pairs: a CI smoke run of well under a minute. At 2,000
+ * agents, 100 per file, validate is also measured with `TERFYN_V8_DEFAULTS=1` (V8's own
+ * settings instead of the CLI's, src/cli/v8-tuning.ts), as a row beside the target's.
  *
  *   npx tsx bench/ratios.ts [--quick] [--pairs N] [--check] [--sizes 8000] [--layouts 100]
  *
@@ -51,13 +53,18 @@ process.on("exit", () => {
 });
 `;
 
-function runOnce(args: string[], work: string, expectStatus: number[]): Sample {
+function runOnce(
+  args: string[],
+  work: string,
+  expectStatus: number[],
+  env: Record<string, string> = {},
+): Sample {
   const usage = join(work, "usage.json");
   rmSync(usage, { force: true });
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ["--import", join(work, "usage.mjs"), ...args], {
     encoding: "utf8",
-    env: { ...process.env, TERFYN_BENCH_USAGE: usage, NO_COLOR: "1" },
+    env: { ...process.env, ...env, TERFYN_BENCH_USAGE: usage, NO_COLOR: "1" },
     maxBuffer: 256 * 1024 * 1024,
   });
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
@@ -208,8 +215,27 @@ export async function runRatios(options: {
           flAgainst,
           n,
         );
+        // The CLI turns TurboFan's inlining off for its short runs (src/cli/v8-tuning.ts); the
+        // same measure with V8's defaults shows what that setting is worth, beside the code.
+        const defaults =
+          agents === 2000 && perFile === 100
+            ? pairs(
+                () =>
+                  runOnce([CLI, "validate", "--project", dir], work, [0], {
+                    TERFYN_V8_DEFAULTS: "1",
+                  }),
+                fl,
+                n,
+              )
+            : undefined;
         rows.push(
           [`validate / floor (${label})`, fmt(validate)],
+          ...(defaults
+            ? ([[`validate with V8's defaults / floor (${label})`, fmt(defaults)]] as [
+                string,
+                string,
+              ][])
+            : []),
           [`test / floor (${label})`, fmt(test)],
           [`plan --against / floor (${label})`, fmt(plan)],
         );
