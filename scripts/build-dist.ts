@@ -13,7 +13,7 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 
@@ -47,20 +47,22 @@ function lazyCommonJs(): Plugin {
           pluginData: LAZY_NAMESPACE,
         });
         if (real.errors.length > 0) return { errors: real.errors };
-        return { path: real.path, namespace: LAZY_NAMESPACE };
+        // Relative to the repository, like zodEnglishOnly's: no checkout's path in the bundle.
+        return { path: relative(root, real.path), namespace: LAZY_NAMESPACE };
       });
       b.onLoad({ filter: /.*/, namespace: LAZY_NAMESPACE }, (args) => {
-        const names = Object.getOwnPropertyNames(createRequire(import.meta.url)(args.path));
+        const path = join(root, args.path);
+        const names = Object.getOwnPropertyNames(createRequire(import.meta.url)(path));
         if (names.includes("__esModule"))
           return { errors: [{ text: `${args.path} sets __esModule; it cannot be loaded lazily` }] };
         const contents = [
           "let loaded;",
-          `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          `const load = () => (loaded ??= require(${JSON.stringify(`./${basename(path)}`)}));`,
           `for (const name of ${JSON.stringify(names)})`,
           "  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });",
           "",
         ].join("\n");
-        return { contents, loader: "js", resolveDir: dirname(args.path) };
+        return { contents, loader: "js", resolveDir: dirname(path) };
       });
     },
   };
