@@ -6,7 +6,7 @@
  * with everything they call inlined, on a background thread, for a process that ends before the
  * faster code pays back. Without inlining the CLI used 640 ms of CPU instead of 750 on Node 20,
  * and no more at 8,000 agents (1,410 ms against 1,420), where the optimised code runs longest
- * (measured with `npm run bench`, which also prints the figures with V8's defaults).
+ * (measured by the benchmark, which also prints the figures with V8's defaults; docs/performance.md).
  *
  * Only V8 11 to 13 (Node 20 to 24) get it: that is where it was measured, and V8 prints
  * "unrecognized flag" on stderr for a flag it does not know. `TERFYN_V8_DEFAULTS=1` keeps V8's
