@@ -215,7 +215,7 @@ export async function runRatios(options: {
           flAgainst,
           n,
         );
-        // The CLI turns TurboFan's inlining off for its short runs (src/cli/v8-tuning.ts); the
+        // The CLI sets V8 up for its short runs (src/cli/v8-tuning.ts); the
         // same measure with V8's defaults shows what that setting is worth, beside the code.
         const defaults =
           agents === 2000 && perFile === 100
