@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   junitEvidence,
   parseTestReportFormat,
+  reportedTestNames,
   summaryEvidence,
   tapEvidence,
   testRan,
@@ -113,5 +114,46 @@ describe("the declared format", () => {
       path: "build/junit.xml",
     });
     expect(parseTestReportFormat("xunit")).toMatch(/not one of/);
+  });
+});
+
+describe("summary mode, where the output names its tests", () => {
+  // What node --test --test-name-pattern printed to a pipe, Node 20, 22 and 24, for a pattern
+  // that matches a test and for one that matches nothing (test/add.test.js, test/sub.test.js).
+  const node22NoMatch =
+    "TAP version 13\n1..0\n# Subtest: test/add.test.js\nok 1 - test/add.test.js\n  ---\n  duration_ms: 34.1\n  type: 'test'\n  ...\n# Subtest: test/sub.test.js\nok 2 - test/sub.test.js\n  ---\n  duration_ms: 33.9\n  type: 'test'\n  ...\n1..2\n# tests 2\n# suites 0\n# pass 2\n# fail 0\n# cancelled 0\n# skipped 0\n# todo 0\n";
+  const node22Match = `TAP version 13\n# Subtest: ${T}\nok 1 - ${T}\n  ---\n  duration_ms: 0.65\n  ...\n1..0\n# Subtest: test/sub.test.js\nok 2 - test/sub.test.js\n1..2\n# tests 2\n# pass 2\n# fail 0\n# skipped 0\n`;
+  const node24NoMatch =
+    "✔ test/add.test.js (38.07ms)\n✔ test/sub.test.js (37.80ms)\nℹ tests 2\nℹ suites 0\nℹ pass 2\nℹ fail 0\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 88.2\n";
+  const node24Match = `✔ ${T} (0.649334ms)\n✔ test/sub.test.js (36.72ms)\nℹ tests 2\nℹ suites 0\nℹ pass 2\nℹ fail 0\n`;
+  const node24Fail = `✖ ${T} (1.2ms)\n  AssertionError [ERR_ASSERTION]: 3 !== 2\nℹ tests 1\nℹ pass 0\nℹ fail 1\n\n✖ failing tests:\n\ntest at test/add.test.js:2:1\n✖ ${T} (1.2ms)\n`;
+
+  it("a pattern that matches nothing did not run, though the files count as passed tests (Node 22, 24)", () => {
+    for (const out of [node22NoMatch, node24NoMatch]) {
+      const e = summaryEvidence(out, T);
+      expect(e.named).toBe(false);
+      expect(testRan(e)).toBe(false);
+    }
+  });
+
+  it("a pattern that matches ran, passing or failing (Node 22, 24)", () => {
+    for (const out of [node22Match, node24Match, node24Fail]) {
+      const e = summaryEvidence(out, T);
+      expect(e.named).toBe(true);
+      expect(testRan(e)).toBe(true);
+    }
+  });
+
+  it("reads TAP and spec lines, not skipped points, headings or go's package lines", () => {
+    expect(reportedTestNames(node24Fail)).toEqual([T, T]);
+    expect(reportedTestNames(`ok 1 - ${T} # SKIP test name does not match pattern\n`)).toEqual([]);
+    expect(reportedTestNames("  ✓ adds two numbers (3 ms)\n  ✕ subtracts (1 ms)\n")).toEqual([
+      "adds two numbers",
+      "subtracts",
+    ]);
+    const go =
+      "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\nPASS\nok  \texample.com/calc\t0.004s\n";
+    expect(reportedTestNames(go)).toEqual([]);
+    expect(summaryEvidence(go, "TestAdd").named).toBe(true);
   });
 });

@@ -99,6 +99,15 @@ export const DOCTRINE: Mutation[] = [
   },
   {
     group: "8",
+    guard: "in summary mode, tests listed one per line must include the planned one (Node 22+)",
+    file: "src/core/review/test-evidence.ts",
+    find: "    points.length > 0\n      ? points.some((n) => nameMatches(n, test))",
+    replace: "    false\n      ? points.some((n) => nameMatches(n, test))",
+    test: "__tests__/review-test-evidence.test.ts",
+    filter: "matches nothing did not run",
+  },
+  {
+    group: "8",
     guard: "skipped tests are not tests that ran",
     file: "src/core/review/test-evidence.ts",
     find: "total.n - (skipped?.n ?? 0)",

@@ -158,8 +158,39 @@ function largest(
   return best;
 }
 
+/**
+ * Test points in the per-test line forms runners print: TAP (`ok 1 - name`, `not ok 2 - name`,
+ * which node --test prints to a pipe up to Node 22) and the spec lines of node --test and jest
+ * (`✔ name (0.6ms)`, `✖ name (1.2ms)`, `✓ name (3 ms)`, which node --test prints from Node 24).
+ * Skipped and todo points are left out. A TAP line needs its number (go's `ok  \tpkg 0.01s` is
+ * not one), a spec line its duration (the `✖ failing tests:` heading Node 24 prints has none).
+ */
+const TAP_POINT = /^\s*(?:not )?ok \d+(?: - | )(.+?)\s*$/;
+const SPEC_POINT = /^\s*[✔✖✓✕×] (.+?) \(\d+(?:\.\d+)?\s?m?s\)\s*$/;
+
+export function reportedTestNames(output: string): string[] {
+  const names: string[] = [];
+  for (const line of output.split("\n")) {
+    if (/\s#\s*(?:SKIP|TODO)\b/i.test(line)) continue;
+    const m = TAP_POINT.exec(line) ?? SPEC_POINT.exec(line);
+    const name = m?.[1]?.replace(/\s+#.*$/, "").trim();
+    if (name) names.push(name);
+  }
+  return names;
+}
+
 export function summaryEvidence(output: string, test: string): TestEvidence {
-  const named = output.includes(test) ? true : undefined;
+  // Where the output names the tests it ran, the planned one must be among them. From Node 22,
+  // `node --test --test-name-pattern X` matching nothing in a file reports the file itself as a
+  // test that passed (`✔ test/add.test.js`, `tests 1`, `pass 1`): the count alone was a false
+  // green. Without such lines, the name appearing anywhere is all that can be asked.
+  const points = reportedTestNames(output);
+  const named =
+    points.length > 0
+      ? points.some((n) => nameMatches(n, test))
+      : output.includes(test)
+        ? true
+        : undefined;
   for (const re of NONE_RAN) {
     const m = re.exec(output);
     if (m) return { ran: 0, named, source: "summary", detail: m[0] };
