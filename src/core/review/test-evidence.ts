@@ -160,8 +160,8 @@ function largest(
 
 /**
  * Test points in the per-test line forms runners print: TAP (`ok 1 - name`, `not ok 2 - name`,
- * which node --test prints to a pipe up to Node 22) and the spec lines of node --test and jest
- * (`✔ name (0.6ms)`, `✖ name (1.2ms)`, `✓ name (3 ms)`, which node --test prints from Node 24).
+ * what Node's own test runner prints to a pipe up to Node 22) and spec lines (`✔ name (0.6ms)`,
+ * `✖ name (1.2ms)`, `✓ name (3 ms)`, which Node's runner prints from Node 24).
  * Skipped and todo points are left out. A TAP line needs its number (go's `ok  \tpkg 0.01s` is
  * not one), a spec line its duration (the `✖ failing tests:` heading Node 24 prints has none).
  */
@@ -181,8 +181,8 @@ export function reportedTestNames(output: string): string[] {
 
 export function summaryEvidence(output: string, test: string): TestEvidence {
   // Where the output names the tests it ran, the planned one must be among them. From Node 22,
-  // `node --test --test-name-pattern X` matching nothing in a file reports the file itself as a
-  // test that passed (`✔ test/add.test.js`, `tests 1`, `pass 1`): the count alone was a false
+  // Node's test runner, given a name pattern that matches nothing in a file, reports the file
+  // itself as a test that passed (`✔ test/add.test.js`, `tests 1`, `pass 1`): the count alone was a false
   // green. Without such lines, the name appearing anywhere is all that can be asked.
   const points = reportedTestNames(output);
   const named =
