@@ -328,13 +328,7 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
   }, 120_000);
 
   it("a run left running by a process that is gone is resumed at startup, from its cursor; one a live process holds is left alone", async () => {
-    const ex = build();
-    const gh = writer(ex);
-    fakeGraphql(ex);
-    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    const { first, run } = await leftRunningAtPlan(ex, gh, runsDir);
-    const state = () =>
-      JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
+    const { ex, gh, runsDir, run, state } = await leftRunningAtPlan();
     expect(state()).toMatchObject({ status: "running", phase: "plan" });
 
     // Another App process while the first still lives: the run's lock is held; nothing happens.

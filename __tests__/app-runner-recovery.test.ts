@@ -5,9 +5,6 @@
  * a fake on nock with net connect disabled, every REST request checked against the OpenAPI
  * fixture.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostFacts } from "../src/adapters/fs/run-lock.ts";
@@ -19,7 +16,6 @@ import {
   build,
   commented,
   exampleRunner,
-  fakeGraphql,
   type Loose,
   leftRunningAtPlan,
   probotWith,
@@ -40,13 +36,7 @@ const noStartupRecovery = (r: InProcessRunner): InProcessRunner => {
 
 describe("/terfyn status finds a run again", () => {
   it("a run left running by a process that is gone is resumed from its cursor when someone comments /terfyn status", async () => {
-    const ex = build();
-    const gh = writer(ex);
-    fakeGraphql(ex);
-    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
-    const { first, run } = await leftRunningAtPlan(ex, gh, runsDir);
-    const state = () =>
-      JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
+    const { ex, gh, runsDir, run, state } = await leftRunningAtPlan();
     expect(state()).toMatchObject({ status: "running", phase: "plan" });
 
     // The App restarted (the first process's pid is gone) and found nothing at startup; someone

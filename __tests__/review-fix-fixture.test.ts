@@ -25,30 +25,22 @@ import {
 } from "../src/core/review/doctrine.ts";
 import { missingFacts, parseAgentsMd } from "../src/core/review/repo-facts.ts";
 import { provenance, type ReviewRequest, requestSchema } from "../src/core/review/request.ts";
+import type { Example } from "./helpers/app-runner.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const EXAMPLE = join(ROOT, "examples", "review-fix");
 const SCRIPT = join(EXAMPLE, "model-script.yaml");
 const AGENTS = join(ROOT, "agents", "review-response");
 
-interface Built {
-  repo: string;
-  origin: string;
-  request: string;
-  head: string;
-  base: string;
-  older: string;
-}
-
 const tempDirs: string[] = [];
 
-function build(): Built {
+function build(): Example {
   const dir = mkdtempSync(join(tmpdir(), "terfyn-review-fix-"));
   tempDirs.push(dir);
   const out = execFileSync(process.execPath, [join(EXAMPLE, "build-repo.mjs"), join(dir, "repo")], {
     encoding: "utf8",
   });
-  return JSON.parse(out) as Built;
+  return JSON.parse(out) as Example;
 }
 
 /** A child environment without anything that would change how git or node behave. */
@@ -131,7 +123,7 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-let built: Built;
+let built: Example;
 let request: ReviewRequest;
 let model: ScriptedModel;
 const turns = new Map<string, ModelResponse[]>();

@@ -12,12 +12,16 @@
  * with their lines and columns, are covered too).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { benchGit } from "../bench/git-repo.ts";
-import { type GeneratedFile, generateGrantChange } from "../bench/synthetic-project.ts";
+import {
+  type GeneratedFile,
+  generateGrantChange,
+  writeGeneratedFiles,
+} from "../bench/synthetic-project.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 
 const GOLDEN = join(import.meta.dirname, "golden", "synthetic.json");
@@ -30,13 +34,6 @@ const golden: Record<string, Case> = update
   ? {}
   : (JSON.parse(readFileSync(GOLDEN, "utf8")) as Record<string, Case>);
 const recorded: Record<string, Case> = {};
-
-function write(dir: string, files: readonly GeneratedFile[]): void {
-  for (const f of files) {
-    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-    writeFileSync(join(dir, f.path), f.text);
-  }
-}
 
 /** A git repository: the base project committed, then the changed one (plan --against HEAD~1). */
 function project(name: string, agents: number, perFile: number, broken = false): string {
@@ -55,7 +52,7 @@ function project(name: string, agents: number, perFile: number, broken = false):
   );
   const dir = join(work, name);
   const fail = (m: string) => new Error(m);
-  write(dir, base.files);
+  writeGeneratedFiles(dir, base.files);
   benchGit(fail, dir, "init", "-q", "-b", "main");
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "base");
@@ -76,7 +73,7 @@ function project(name: string, agents: number, perFile: number, broken = false):
           : f,
     );
   }
-  write(dir, files);
+  writeGeneratedFiles(dir, files);
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "change 5% of grants");
   return dir;

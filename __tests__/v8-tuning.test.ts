@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { generateSyntheticProject } from "../bench/synthetic-project.ts";
+import { generateSyntheticProject, writeGeneratedFiles } from "../bench/synthetic-project.ts";
 import { SHORT_RUN_V8_FLAGS, shortRunFlags, tuneV8ForShortRuns } from "../src/cli/v8-tuning.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -77,10 +77,7 @@ describe("the CLI's V8 settings for short runs", () => {
         toolFiles: 2,
       });
       const dir = join(work, "p");
-      for (const f of files) {
-        mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-        writeFileSync(join(dir, f.path), f.text);
-      }
+      writeGeneratedFiles(dir, files);
       const inlined = (env: Record<string, string>) => {
         const r = spawnSync(
           process.execPath,

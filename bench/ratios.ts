@@ -23,7 +23,7 @@
  * 8,000 agents alone: `npx tsx bench/ratios.ts --sizes 8000 --layouts 100 --pairs 3`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,11 @@ import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
-import { generateGrantChange, type SyntheticOptions } from "./synthetic-project.ts";
+import {
+  generateGrantChange,
+  type SyntheticOptions,
+  writeGeneratedFiles,
+} from "./synthetic-project.ts";
 import { type Target, targetLines } from "./target.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -128,20 +132,14 @@ function project(work: string, agents: number, perFile: number): string {
   };
   const { base, changed } = generateGrantChange(opts, Math.max(1, Math.round(agents / 20)));
   const dir = join(work, `p-${agents}-${perFile}`);
-  const write = (files: { path: string; text: string }[]) => {
-    for (const f of files) {
-      mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-      writeFileSync(join(dir, f.path), f.text);
-    }
-  };
   const fail = (m: string) => new Error(m);
-  write(base.files);
+  writeGeneratedFiles(dir, base.files);
   benchGit(fail, dir, "init", "-q", "-b", "main");
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "base");
   // The second commit is exactly the changed project: the base's files go, the changed ones come.
   for (const f of base.files) rmSync(join(dir, f.path), { force: true });
-  write(changed.files);
+  writeGeneratedFiles(dir, changed.files);
   benchGit(fail, dir, "add", "-A");
   benchGit(fail, dir, "commit", "-qm", "change 5% of grants");
   return dir;
@@ -215,8 +213,8 @@ export async function runRatios(options: {
           flAgainst,
           n,
         );
-        // The CLI sets V8 up for its short runs (src/cli/v8-tuning.ts); the
-        // same measure with V8's defaults shows what that setting is worth, beside the code.
+        // The CLI sets V8 up for its short runs (src/cli/v8-tuning.ts); the same measure with
+        // V8's defaults shows what the settings are worth, beside the code's own share.
         const defaults =
           agents === 2000 && perFile === 100
             ? pairs(
@@ -228,14 +226,9 @@ export async function runRatios(options: {
                 n,
               )
             : undefined;
+        rows.push([`validate / floor (${label})`, fmt(validate)]);
+        if (defaults) rows.push([`validate with V8's defaults / floor (${label})`, fmt(defaults)]);
         rows.push(
-          [`validate / floor (${label})`, fmt(validate)],
-          ...(defaults
-            ? ([[`validate with V8's defaults / floor (${label})`, fmt(defaults)]] as [
-                string,
-                string,
-              ][])
-            : []),
           [`test / floor (${label})`, fmt(test)],
           [`plan --against / floor (${label})`, fmt(plan)],
         );

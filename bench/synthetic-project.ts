@@ -2,17 +2,15 @@
  * A deterministic generator of large, valid Terfyn projects, for `npm run bench`.
  *
  * The generator builds the project as data first (agents, tools, workflows with statement
- * trees, policies), then renders it twice from the same model:
- *   - the real project: `.agent` files and YAML resource documents;
- *   - a YAML "twin" of every `.agent` file: the same declarations (agents with their fields
- *     and grants, workflows with their statements and expressions as nested YAML), used by the
- *     benchmark's baseline (how long plain YAML parsing of the same content takes).
+ * trees, policies), then renders it: `.agent` files and YAML resource documents.
  *
  * Everything is drawn from a seeded PRNG, so one seed always yields byte-identical files.
  * Validity is by construction: every name resolves, all schemas share the fields conditions
  * read, loop limits stay within the policy's maximum, workflows only call workflows with a
  * higher index (no recursion), and each workflow declares exactly its reachable effects.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 
 export interface SyntheticOptions {
@@ -42,10 +40,16 @@ export interface GeneratedFile {
   text: string;
 }
 
+/** Writes generated files below `dir`, making their directories. */
+export function writeGeneratedFiles(dir: string, files: readonly GeneratedFile[]): void {
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+    writeFileSync(join(dir, f.path), f.text);
+  }
+}
+
 export interface SyntheticProject {
   files: GeneratedFile[];
-  /** `.agent` path → YAML text holding the same declarations. */
-  yamlTwins: Map<string, string>;
   stats: {
     agents: number;
     tools: number;
@@ -721,25 +725,9 @@ function renderProject(m: Model): SyntheticProject {
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
 
-  const yamlTwins = new Map<string, string>();
-  for (let f = 0; f < opts.agentFiles; f++) {
-    const path = `agents/team-${String(f).padStart(2, "0")}.agent`;
-    const first = f === 0;
-    yamlTwins.set(
-      path,
-      renderYamlTwin(
-        first ? tools : [],
-        agents.slice(f * agentsPerFile, (f + 1) * agentsPerFile),
-        workflows.slice(f * workflowsPerFile, (f + 1) * workflowsPerFile),
-        first,
-      ),
-    );
-  }
-
   const grants = agents.reduce((n, a) => n + a.grants.length, 0);
   return {
     files,
-    yamlTwins,
     stats: {
       agents: agents.length,
       tools: tools.length,
@@ -1034,79 +1022,4 @@ function wrap(text: string, width: number): string[] {
   }
   if (cur !== "") lines.push(cur);
   return lines;
-}
-
-// ── Rendering: YAML twin of a .agent file ─────────────────────────────────────────────────────
-
-function renderYamlTwin(
-  bindings: Tool[],
-  agents: Agent[],
-  workflows: Workflow[],
-  withDefaults: boolean,
-): string {
-  const doc: Record<string, unknown> = {};
-  if (withDefaults) doc.defaults = { model: "mock/gpt-4", maxTurns: 8 };
-  if (bindings.length > 0) doc.tools = bindings.map((t) => ({ name: t.name }));
-  doc.agents = agents.map((a) => {
-    const o: Record<string, unknown> = { name: a.name };
-    if (a.model) o.model = a.model;
-    if (a.maxTurns) o.maxTurns = a.maxTurns;
-    o.input = a.input;
-    o.output = a.output;
-    o.instructions = a.multiline ? `${wrap(a.instructions, 80).join("\n")}\n` : a.instructions;
-    o.grants = a.grants.map((g) =>
-      g.gated
-        ? { tool: `tool.${g.tool}.${g.operation}`, requiresApproval: true }
-        : `tool.${g.tool}.${g.operation}`,
-    );
-    return o;
-  });
-  doc.workflows = workflows.map((w) => ({
-    name: w.name,
-    params: [{ name: w.param, type: w.paramType }],
-    returns: w.returns,
-    effects: w.effects,
-    body: w.body.map(yamlStmt),
-  }));
-  return stringify(doc);
-}
-
-function yamlStmt(s: Stmt): unknown {
-  switch (s.kind) {
-    case "assign":
-      return { assign: s.target, value: yamlExpr(s.value) };
-    case "while":
-      return { while: yamlExpr(s.condition), limit: s.limit, body: s.body.map(yamlStmt) };
-    case "if":
-      return s.elseBody
-        ? {
-            if: yamlExpr(s.condition),
-            do: s.thenBody.map(yamlStmt),
-            else: s.elseBody.map(yamlStmt),
-          }
-        : { if: yamlExpr(s.condition), do: s.thenBody.map(yamlStmt) };
-    case "approve":
-      return s.label
-        ? { approve: yamlExpr(s.value), label: s.label }
-        : { approve: yamlExpr(s.value) };
-    case "return":
-      return { return: yamlExpr(s.value) };
-  }
-}
-
-function yamlExpr(e: Expr): unknown {
-  switch (e.kind) {
-    case "path":
-      return { path: e.parts.join(".") };
-    case "call":
-      return { call: e.callee, args: e.args.map(yamlExpr) };
-    case "not":
-      return { not: yamlExpr(e.operand) };
-    case "binary":
-      return { op: e.op, left: yamlExpr(e.left), right: yamlExpr(e.right) };
-    case "string":
-    case "int":
-    case "bool":
-      return { literal: e.value };
-  }
 }

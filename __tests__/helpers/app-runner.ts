@@ -367,14 +367,15 @@ export async function throughPublish(
 }
 
 /**
- * An App process whose Planner never answers (the process is about to die): the label is
- * delivered and the run is left `running` in phase plan. Returns that runner and the run.
+ * The example with an App process whose Planner never answers (the process is about to die):
+ * the label is delivered and the run is left `running` in phase plan. Returns the example, its
+ * fake GitHub and runs directory, that runner, the run and a reader of the run's state.
  */
-export async function leftRunningAtPlan(
-  ex: Example,
-  gh: { comments: FakeComment[] },
-  runsDir: string,
-) {
+export async function leftRunningAtPlan() {
+  const ex = build();
+  const gh = writer(ex);
+  fakeGraphql(ex);
+  const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
   let hung = false;
   const first = await exampleRunner(ex, {
     runsDir,
@@ -391,7 +392,11 @@ export async function leftRunningAtPlan(
   });
   await probotWith(first)("pull_request", labeled(ex));
   await until(() => hung);
-  return { first, run: status(gh.comments).ledger.run };
+  const run = status(gh.comments).ledger.run;
+  /** The run's state.json as the runs directory has it now. */
+  const state = () =>
+    JSON.parse(readFileSync(join(first.paths(run).run, "state.json"), "utf8")) as Loose;
+  return { ex, gh, runsDir, first, run, state };
 }
 
 /** The example's model, recording in `calls` which agent each turn is for. */

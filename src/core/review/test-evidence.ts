@@ -164,6 +164,8 @@ function largest(
  * `✖ name (1.2ms)`, `✓ name (3 ms)`, which Node's runner prints from Node 24).
  * Skipped and todo points are left out. A TAP line needs its number (go's `ok  \tpkg 0.01s` is
  * not one), a spec line its duration (the `✖ failing tests:` heading Node 24 prints has none).
+ * Not tap-parser, as for a declared TAP report: this output is not declared TAP, and the parser
+ * takes an unnumbered `ok …` line for a test point.
  */
 const TAP_POINT = /^\s*(?:not )?ok \d+(?: - | )(.+?)\s*$/;
 const SPEC_POINT = /^\s*[✔✖✓✕×] (.+?) \(\d+(?:\.\d+)?\s?m?s\)\s*$/;
