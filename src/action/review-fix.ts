@@ -29,7 +29,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
-import { RunStateRef } from "../adapters/github/run-state-ref.ts";
+import { RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
 import {
   gitAuthEnv,
@@ -62,8 +62,6 @@ export interface ReviewFixInputs {
   maxModelCalls?: number;
   maxTokens?: number;
 }
-
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The inputs, validated; throws ReviewFixInputError naming the input and what it accepts. */
 export function readReviewFixInputs(getInput: (name: string) => string): ReviewFixInputs {

@@ -50,6 +50,7 @@ import {
   type LeftOut,
   readNotices,
 } from "../adapters/github/review-effects.ts";
+import { RUN_ID } from "../adapters/github/run-state-ref.ts";
 import { ModelRouter } from "../adapters/models/model-router.ts";
 import { ScriptedModel } from "../adapters/models/model-script.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
@@ -191,8 +192,6 @@ function budgeted(model: ModelPort, spend: ModelSpend, save: () => Promise<void>
   };
 }
 
-const SAFE_RUN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
 export interface InProcessRunner extends ReviewRunner {
   /** Resolves when no session is running or queued (tests; a graceful shutdown). */
   idle(): Promise<void>;
@@ -234,7 +233,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   };
 
   const paths = (run: string): RunPaths => {
-    if (!SAFE_RUN.test(run)) throw new Error(`not a run id: ${JSON.stringify(run)}`);
+    if (!RUN_ID.test(run)) throw new Error(`not a run id: ${JSON.stringify(run)}`);
     const base = join(o.runsDir, run);
     return {
       base,
@@ -592,7 +591,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       const out: SavedJob[] = [];
       const names = await readdir(o.runsDir).catch(() => [] as string[]);
       for (const name of names.sort()) {
-        if (!SAFE_RUN.test(name) || chains.has(name)) continue;
+        if (!RUN_ID.test(name) || chains.has(name)) continue;
         const p = paths(name);
         if (!existsSync(p.job)) continue;
         try {

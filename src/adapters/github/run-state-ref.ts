@@ -23,7 +23,7 @@ import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { GIT_HARDENING, hardenedGitEnv } from "../git/branch-writer.ts";
 
-/** Run ids as the App and the Action make them: also a safe ref component. */
+/** Run ids as the App and the Action make and accept them: also a safe ref component and file name. */
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A path inside a saved state: `/`-separated, no empty, `.` or `..` part, no `.git`. */
