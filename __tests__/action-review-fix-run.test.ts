@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseLedger } from "../src/core/app/triggers.ts";
+import { ledgerMarker, parseLedger } from "../src/core/app/triggers.ts";
 import {
   build,
   type Example,
@@ -166,6 +166,40 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     );
     expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
     expect(status(gh.comments).ledger.gate).toBe("plan");
+  }, 120_000);
+
+  it("a state whose job.json is for another pull request is refused, even when the status comment names it", async () => {
+    const { ex, gh } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    // The saved state with its job.json saying pull request 8, and the status comment (as if the
+    // workflow token had written it) naming that commit: only the job.json check is left.
+    const work = mkdtempSync(join(tmpdir(), "terfyn-forge-"));
+    execFileSync("git", ["init", "-q", work]);
+    git(work, "fetch", "-q", ex.origin, `refs/terfyn/runs/${run}`);
+    git(work, "checkout", "-q", "FETCH_HEAD");
+    execFileSync(
+      process.execPath,
+      [
+        "-e",
+        'const f=require("fs");const j=JSON.parse(f.readFileSync("job.json","utf8"));j.pullRequest=8;f.writeFileSync("job.json",JSON.stringify(j))',
+      ],
+      { cwd: work },
+    );
+    git(work, "add", "-A");
+    git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "-qm", "other pr");
+    git(work, "push", "-q", ex.origin, `HEAD:refs/terfyn/runs/${run}`);
+    const forged = git(work, "rev-parse", "HEAD");
+    const comment = gh.comments.find((c) => c.user.login === BOT && parseLedger(c.body))!;
+    const ledger = parseLedger(comment.body)!;
+    comment.body = comment.body.replace(
+      ledgerMarker(ledger),
+      ledgerMarker({ ...ledger, state: forged }),
+    );
+    expect(parseLedger(comment.body)?.state).toBe(forged);
+    const r = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(r.failed).toMatch(/job\.json is for another run or pull request/);
+    expect(git(ex.origin, "rev-parse", "fix-add")).toBe(ex.head);
   }, 120_000);
 
   it("a push while the run waits at a gate ends it stuck: approvals are void", async () => {

@@ -157,6 +157,15 @@ export const APP: Mutation[] = [
   },
   {
     group: "actions",
+    guard: "a saved state's job.json must be for this run and pull request",
+    file: "src/action/review-fix.ts",
+    find: "    job.pullRequest !== inputs.pullRequest ||\n",
+    replace: "",
+    test: "__tests__/action-review-fix-run.test.ts",
+    filter: "another pull request",
+  },
+  {
+    group: "actions",
     guard: "a push while a dispatched run waits ends it",
     file: "src/action/review-fix.ts",
     find: "} else if (pr.headSha.toLowerCase() !== job.head) {",

@@ -35,6 +35,7 @@ import {
   gitAuthEnv,
   inProcessRunner,
   modelFromEnv,
+  parseSavedJob,
   type SavedJob,
   shippedAgents,
 } from "../app/review-runner.ts";
@@ -452,21 +453,13 @@ async function restore(
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, bytes, { flag: "wx" });
   }
-  let job: SavedFiles["job"];
-  try {
-    job = JSON.parse(loaded.files.get("job.json")?.toString("utf8") ?? "") as SavedFiles["job"];
-  } catch {
-    return bad("its job.json is missing or not JSON");
-  }
+  const job = parseSavedJob(loaded.files.get("job.json"));
+  if (!job) return bad("its job.json is missing or not a run's job");
   if (
-    job?.run !== run ||
+    job.run !== run ||
     job.pullRequest !== inputs.pullRequest ||
-    job.repo?.owner?.toLowerCase() !== repo.owner.toLowerCase() ||
-    job.repo?.repo?.toLowerCase() !== repo.repo.toLowerCase() ||
-    typeof job.head !== "string" ||
-    !/^[0-9a-f]{40}$/.test(job.head) ||
-    typeof job.branch !== "string" ||
-    typeof job.triggerAt !== "string"
+    job.repo.owner.toLowerCase() !== repo.owner.toLowerCase() ||
+    job.repo.repo.toLowerCase() !== repo.repo.toLowerCase()
   )
     bad(`its job.json is for another run or pull request`);
   let comment: SavedFiles["comment"];

@@ -39,6 +39,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { readProjectDirectory } from "../adapters/fs/read-project.ts";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
@@ -215,6 +216,30 @@ export interface RunPaths {
 
 /** What the runner keeps about a job between sessions (never a token): what a restart resumes. */
 export type SavedJob = InterruptedRun;
+
+/** A run's job.json as it is read back: by the App from its runs directory, by the Action from a saved state. */
+export const savedJobSchema: z.ZodType<SavedJob> = z.object({
+  repo: z.object({ owner: z.string().min(1), repo: z.string().min(1) }),
+  pullRequest: z.number().int().positive(),
+  head: z.string().regex(/^[0-9a-f]{40}$/),
+  run: z.string().regex(RUN_ID),
+  triggerAt: z.string(),
+  branch: z.string(),
+  installation: z.number().int().optional(),
+});
+
+/** job.json's bytes as a SavedJob, or undefined when they are not JSON or not a job. */
+export function parseSavedJob(bytes: string | Buffer | undefined): SavedJob | undefined {
+  if (bytes === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString());
+  } catch {
+    return undefined;
+  }
+  const parsed = savedJobSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
 
 export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const now = o.now ?? (() => new Date());
@@ -537,11 +562,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   };
 
   const readSaved = async (p: RunPaths): Promise<SavedJob> => {
-    try {
-      return JSON.parse(await readFile(p.job, "utf8")) as SavedJob;
-    } catch {
-      throw new Error(`run ${JSON.stringify(p.base)} is not known to this App's runner`);
-    }
+    const saved = parseSavedJob(await readFile(p.job).catch(() => undefined));
+    if (!saved) throw new Error(`run ${JSON.stringify(p.base)} is not known to this App's runner`);
+    return saved;
   };
 
   const ledgerOf = (job: RunJob): Ledger => ({
