@@ -369,7 +369,7 @@ interface Runner {
   summary: string;
 }
 
-/** A runner's files (event payload, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) and environment. */
+/** A runner's files (event payload, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP) and environment. */
 function runnerFor(
   dir: string,
   name: string,
@@ -397,6 +397,8 @@ function runnerFor(
       GITHUB_SHA: repo.head,
       GITHUB_OUTPUT: output,
       GITHUB_STEP_SUMMARY: summary,
+      // The plan-json-file output goes here, removed with the bench's directory (not to /tmp).
+      RUNNER_TEMP: files,
       GITHUB_API_URL: api,
       GITHUB_SERVER_URL: "https://github.com",
       INPUT_PROJECT: PROJECT,
