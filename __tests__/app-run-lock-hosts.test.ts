@@ -24,6 +24,7 @@ import {
   type LockOwner,
 } from "../src/core/runs/run-lock.ts";
 import { agents } from "./helpers/app-runner.ts";
+import { testSandbox } from "./helpers/sandbox.ts";
 
 const T0 = new Date("2026-12-01T10:00:00Z");
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -170,6 +171,7 @@ describe("the App runner and another host's lock", () => {
       appSlug: "terfyn-test",
       runsDir,
       agents: await agents(),
+      sandbox: await testSandbox(),
       model: () => ({
         turn: () => Promise.reject(new Error("no model in this test")),
       }),

@@ -3,12 +3,14 @@
  * `--key value`, exactly the allowlisted environment, a timeout that kills the process group,
  * capped output, the exit status in the result, and only granted operations in a run.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { argsFromInput } from "../src/adapters/tools/command-tool.ts";
 import { buildToolPort, ToolSetupError } from "../src/adapters/workspace/tool-router.ts";
+import { testSandbox } from "./helpers/sandbox.ts";
 import { toolProject } from "./helpers/tool-project.ts";
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
@@ -46,7 +48,12 @@ async function port(
   for (const [name, text] of Object.entries(scripts))
     writeFileSync(join(root, name), text, { mode: 0o755 });
   const { project, program } = toolProject(toolYaml(command, operations), grants, ["process.exec"]);
-  const tools = await buildToolPort(project, program, { projectRoot: root, cwd: root, env });
+  const tools = await buildToolPort(project, program, {
+    projectRoot: root,
+    cwd: root,
+    env,
+    sandbox: testSandbox,
+  });
   const call = (operation: string, input: unknown) =>
     tools.execute({ tool: "t", operation, input, idempotencyKey: "k" });
   return { root, call };
@@ -117,7 +124,7 @@ describe("command tool", () => {
 
   it("passes only the allowlisted environment variables: no PATH, no API keys, no tokens", async () => {
     process.env.TERFYN_CANARY_SECRET = "from-the-terfyn-process";
-    const { call } = await port(
+    const { root, call } = await port(
       { "env.mjs": PRINT_ENV },
       "argv: [node, env.mjs]\nenv: [ALLOWED, NOT_SET]",
       "run: { effects: [process.exec] }",
@@ -133,18 +140,24 @@ describe("command tool", () => {
     );
     const r = await call("run", {});
     expect(r.ok).toBe(true);
-    expect((r.result as { stdout: unknown }).stdout).toEqual({ ALLOWED: "yes" });
+    // The allowlist, plus what the sandbox itself sets: its throwaway HOME and TMPDIR, and PWD.
+    expect((r.result as { stdout: unknown }).stdout).toEqual({
+      ALLOWED: "yes",
+      HOME: "/tmp/home",
+      TMPDIR: "/tmp",
+      PWD: realpathSync(root),
+    });
   });
 
   it("kills the whole process group at the timeout", async () => {
     const SPAWNER = `import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-const c = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-writeFileSync("child.pid", String(c.pid));
+const c = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", MARKER], { stdio: "ignore", detached: true });
+c.unref();
 setInterval(() => {}, 1000);
 `;
-    const { root, call } = await port(
-      { "spawner.mjs": SPAWNER },
+    const marker = `terfyn-cmd-timeout-${process.pid}-${Date.now()}`;
+    const { call } = await port(
+      { "spawner.mjs": SPAWNER.replace("MARKER", JSON.stringify(marker)) },
       "argv: [node, spawner.mjs]",
       "run: { effects: [process.exec], command: { timeoutMs: 1000 } }",
       ["tool.t.run"],
@@ -154,18 +167,17 @@ setInterval(() => {}, 1000);
     expect(Date.now() - started).toBeLessThan(8000);
     expect(r.ok).toBe(false);
     expect(r.result).toMatchObject({ timed_out: true, signal: "SIGKILL" });
-    const pid = Number(readFileSync(join(root, "child.pid"), "utf8"));
-    leftovers.push(pid);
     const alive = () => {
       try {
-        process.kill(pid, 0);
-        return true;
+        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== "";
       } catch {
         return false;
       }
     };
     for (let i = 0; i < 40 && alive(); i++) await new Promise((d) => setTimeout(d, 50));
-    expect(alive(), "the command's own child survived the timeout").toBe(false);
+    expect(alive(), "the command's own child (in a session of its own) survived the timeout").toBe(
+      false,
+    );
   });
 
   it("caps stdout and says so", async () => {

@@ -6,6 +6,7 @@
  * behind that guard, and the class has no other public methods.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -15,6 +16,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -336,6 +338,86 @@ describe("BranchWriter: commit", () => {
   });
 });
 
+describe("BranchWriter: commit from the approved bytes (plumbing, no filters)", () => {
+  const sha256 = (b: string | Buffer) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
+  const blob = (work: string, sha: string, path: string) =>
+    execFileSync("git", ["cat-file", "blob", `${sha}:${path}`], { cwd: work, env: GIT_ENV });
+
+  it("commits exactly the work tree's bytes whatever the attributes say: ident, eol and working-tree-encoding do not convert", async () => {
+    const { work, base } = setup();
+    // Attributes from both places a pull request or an executed test could write them.
+    write(work, ".git/info/attributes", "* ident\n");
+    write(work, ".gitattributes", "*.ts text eol=crlf working-tree-encoding=UTF-16\n");
+    const bytes = "export const id = '$Id: 0123456789abcdef $';\r\nconst guard = true;\r\n";
+    write(work, "src/a.ts", bytes);
+    const w = await open(work);
+    const sha = await w.commit("fix", ["src/a.ts"], base, {
+      bound: [{ path: "src/a.ts", sha256: sha256(bytes) }],
+    });
+    expect(blob(work, sha, "src/a.ts").toString("utf8")).toBe(bytes);
+    // HEAD and the index follow the commit: nothing is left staged or changed.
+    expect(git(work, "rev-parse", "HEAD")).toBe(sha);
+    expect(staged(work)).toBe("");
+  });
+
+  it("refuses bytes that are not the approved ones, and commits nothing", async () => {
+    const { work, base } = setup();
+    write(work, "src/a.ts", "export const a = 'approved';\n");
+    const approved = sha256("export const a = 'approved';\n");
+    write(work, "src/a.ts", "export const a = 'edited after approval';\n");
+    const w = await open(work);
+    await expect(
+      w.commit("fix", ["src/a.ts"], base, { bound: [{ path: "src/a.ts", sha256: approved }] }),
+    ).rejects.toMatchObject({ code: "unplanned-commit-content" });
+    // An approval that names other files, or none, binds nothing to commit.
+    await expect(w.commit("fix", ["src/a.ts"], base, { bound: [] })).rejects.toMatchObject({
+      code: "unplanned-commit-content",
+    });
+    expect(git(work, "rev-parse", "HEAD")).toBe(base);
+  });
+
+  it("refuses a symbolic link where a planned file should be (a test that replaced itself with a link to /etc/passwd)", async () => {
+    const { work, base } = setup();
+    symlinkSync("/etc/passwd", join(work, "src/evil.ts"));
+    const w = await open(work);
+    await expect(w.fileVersions("src/evil.ts")).rejects.toMatchObject({ code: "bad-path" });
+    await expect(
+      w.commit("fix", ["src/evil.ts"], base, { bound: [{ path: "src/evil.ts", sha256: null }] }),
+    ).rejects.toMatchObject({
+      code: "bad-path",
+      message: expect.stringContaining("symbolic link"),
+    });
+    expect(git(work, "rev-parse", "HEAD")).toBe(base);
+  });
+
+  it("refuses a mode change: an approved file made executable is not committed", async () => {
+    const { work, base } = setup();
+    const bytes = "export const a = 42;\n";
+    write(work, "src/a.ts", bytes);
+    chmodSync(join(work, "src/a.ts"), 0o755);
+    const w = await open(work);
+    await expect(
+      w.commit("fix", ["src/a.ts"], base, { bound: [{ path: "src/a.ts", sha256: sha256(bytes) }] }),
+    ).rejects.toMatchObject({ code: "bad-path", message: expect.stringContaining("mode") });
+    expect(git(work, "rev-parse", "HEAD")).toBe(base);
+  });
+
+  it("deletes a planned file only when the approval binds it as deleted", async () => {
+    const { work, base } = setup();
+    rmSync(join(work, "src/gone.ts"));
+    const w = await open(work);
+    await expect(
+      w.commit("rm", ["src/gone.ts"], base, {
+        bound: [{ path: "src/gone.ts", sha256: sha256("export const gone = true;\n") }],
+      }),
+    ).rejects.toMatchObject({ code: "unplanned-commit-content" });
+    const sha = await w.commit("rm", ["src/gone.ts"], base, {
+      bound: [{ path: "src/gone.ts", sha256: null }],
+    });
+    expect(git(work, "show", "--name-status", "--format=", sha)).toBe("D\tsrc/gone.ts");
+  });
+});
+
 describe("BranchWriter: a run's own worktree, and moving the branch", () => {
   it("adds a detached worktree at a commit, commits there, moves the branch fast-forward, and removes the worktree", async () => {
     const { dir, work, base } = setup();
@@ -570,8 +652,23 @@ describe("assertAllowedGitArgs: the guard in front of every git process", () => 
       ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", "src/a.ts"],
       ["cat-file", "blob", "0123456789abcdef0123456789abcdef01234567"],
       ["restore", "--source=HEAD", "--worktree", "--", "src/a.ts", "-f", "+odd name"],
-      ["add", "--all", "--", "src/a.ts", "--force"],
-      ["commit", "--quiet", "--file=-"],
+      ["hash-object", "-w", "--no-filters", "--stdin"],
+      ["read-tree", "0123456789abcdef0123456789abcdef01234567"],
+      ["update-index", "-z", "--index-info"],
+      ["write-tree"],
+      [
+        "commit-tree",
+        "0123456789abcdef0123456789abcdef01234567",
+        "-p",
+        "89abcdef0123456789abcdef0123456789abcdef",
+      ],
+      [
+        "update-ref",
+        "--no-deref",
+        "HEAD",
+        "0123456789abcdef0123456789abcdef01234567",
+        "89abcdef0123456789abcdef0123456789abcdef",
+      ],
       ["rev-list", "--parents", "--max-count=1", "abc123"],
       ["check-ref-format", "refs/heads/feature/x"],
       ["ls-remote", "origin", "refs/heads/main"],

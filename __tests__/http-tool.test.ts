@@ -46,7 +46,13 @@ async function port(
   env: Record<string, string | undefined> = {},
 ) {
   const { project, program } = toolProject(toolYaml(http, operations), grants, ["network.egress"]);
-  const tools = await buildToolPort(project, program, { projectRoot: "/", cwd: "/", env });
+  const tools = await buildToolPort(project, program, {
+    projectRoot: "/",
+    cwd: "/",
+    env,
+    // http tools execute nothing.
+    sandbox: () => Promise.reject(new Error("no sandbox for http")),
+  });
   return (operation: string, input: unknown) =>
     tools.execute({ tool: "t", operation, input, idempotencyKey: "k" });
 }

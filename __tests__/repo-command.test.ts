@@ -3,12 +3,14 @@
  * stripped environment (no model key, no GitHub token), a timeout, and the whole process group
  * killed with it, so nothing a test started outlives the run.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRepoCommand } from "../src/adapters/review/repo-command.ts";
 import { parseAgentsMd, passableEnvNames } from "../src/core/review/repo-facts.ts";
+import { testSandbox } from "./helpers/sandbox.ts";
 
 const PARENT = {
   PATH: process.env.PATH,
@@ -21,18 +23,19 @@ const PARENT = {
   NAMED_BY_CONFIG: "yes",
 };
 
-/** Running, not merely a zombie waiting for a parent (in a container, init may not reap). */
-const alive = (pid: number) => {
+/** Processes (not zombies) whose command line holds `marker`, as the host sees them. */
+const running = (marker: string): string[] => {
   try {
-    process.kill(pid, 0);
+    return execFileSync("pgrep", ["-a", "-f", marker], { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l !== "")
+      .filter((l) => {
+        const pid = l.split(" ")[0];
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+      });
   } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return true;
+    return [];
   }
 };
 
@@ -44,6 +47,7 @@ describe("runRepoCommand", () => {
       parentEnv: PARENT,
       passEnv: ["NAMED_BY_CONFIG"],
       env: { TERFYN_TEST_NAME: "a test" },
+      sandbox: await testSandbox(),
     });
     expect(r.code).toBe(0);
     const names = r.output
@@ -56,30 +60,37 @@ describe("runRepoCommand", () => {
     expect(r.output).not.toMatch(/sk-test|ghp-test|aws-test/);
   });
 
-  it("stops a command at its timeout and kills what it left running in its process group", async () => {
+  it("stops a command at its timeout and kills what it left running, setsid included", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "terfyn-repo-cmd-"));
+    const marker = `terfyn-repo-cmd-timeout-${process.pid}-${Date.now()}`;
     const started = Date.now();
-    const r = await runRepoCommand("sleep 30 & echo $! > bg.pid; sleep 30", {
-      cwd,
-      parentEnv: PARENT,
-      timeoutMs: 300,
-    });
+    const r = await runRepoCommand(
+      `setsid sh -c 'sleep 30; :' ${marker} & sh -c 'sleep 30; :' ${marker}`,
+      {
+        cwd,
+        parentEnv: PARENT,
+        timeoutMs: 300,
+        sandbox: await testSandbox(),
+      },
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r).toMatchObject({ timedOut: true, code: 124 });
-    const pid = Number(readFileSync(join(cwd, "bg.pid"), "utf8"));
     await new Promise((res) => setTimeout(res, 100));
-    expect(alive(pid)).toBe(false);
+    expect(running(marker)).toEqual([]);
   });
 
   it("a background process of a command that finished goes with it", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "terfyn-repo-cmd-"));
-    const r = await runRepoCommand("sleep 30 >/dev/null 2>&1 & echo $! > bg.pid", {
+    const marker = `terfyn-repo-cmd-bg-${process.pid}-${Date.now()}`;
+    const r = await runRepoCommand(`sh -c 'sleep 30; :' ${marker} >/dev/null 2>&1 & echo started`, {
       cwd,
       parentEnv: PARENT,
+      sandbox: await testSandbox(),
     });
     expect(r.code).toBe(0);
+    expect(r.output).toContain("started");
     await new Promise((res) => setTimeout(res, 100));
-    expect(alive(Number(readFileSync(join(cwd, "bg.pid"), "utf8")))).toBe(false);
+    expect(running(marker)).toEqual([]);
   });
 });
 

@@ -53,6 +53,23 @@ describe("gates", () => {
     expect(r.ok).toBe(false);
   });
 
+  it("a refusal of the bytes wins over an approval of them, in either order", () => {
+    const deny = { ...approve("plan", plan), decision: "deny" as const, reason: "no" };
+    for (const log of [
+      [approve("plan", plan), deny],
+      [deny, approve("plan", plan)],
+    ]) {
+      const r = checkGate("plan", plan, log);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.refused).toBe(true);
+      expect(() => assertGate("plan", plan, log)).toThrow(GateRefused);
+    }
+    // A refusal of other bytes, or at the other gate, refuses nothing here.
+    expect(checkGate("plan", plan, [approve("plan", plan), { ...deny, gate: "publish" }]).ok).toBe(
+      true,
+    );
+  });
+
   it("a publisher called without the publish approval throws", () => {
     expect(() => assertGate("publish", "diff + replies", [approve("plan", plan)])).toThrow(
       GateRefused,

@@ -143,6 +143,22 @@ describe("terfyn approve: who approved, and refusals", () => {
     expect(report(b)).toContain(": the plan misses the rounding");
   }, 60_000);
 
+  it("approve, then refuse the same hash: the refusal wins, the run ends not-approved and nothing moves", async () => {
+    const b = build();
+    await runTerfyn(startArgs(b), b.repo);
+    const before = execFileSync("git", ["rev-parse", "HEAD"], { cwd: b.repo, encoding: "utf8" });
+    expect((await approve(b, "--by", "Ann")).code).toBe(0);
+    const denied = await approve(b, "--deny", "--reason", "on second thought, no", "--by", "Rae");
+    expect(denied.code, denied.stderr).toBe(0);
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    expect(r.code, r.stderr).toBe(1);
+    expect(state(b.runDir)).toMatchObject({ status: "ended", terminal: "not-approved" });
+    expect(existsSync(join(b.runDir, "publish.json"))).toBe(false);
+    expect(execFileSync("git", ["rev-parse", "HEAD"], { cwd: b.repo, encoding: "utf8" })).toBe(
+      before,
+    );
+  }, 60_000);
+
   it("a malformed line in approvals.jsonl is refused with its location, by approve and by resume; the run is untouched", async () => {
     const b = build();
     await runTerfyn(startArgs(b), b.repo);

@@ -30,6 +30,8 @@ const tree = (b: ReturnType<typeof buildReviewExample>, saved: WorkFiles) =>
     runDir: b.runDir,
     agents: undefined as never,
     model: undefined as never,
+    // Nothing here runs a command.
+    sandbox: undefined as never,
     progress: () => {},
     restoreWork: async () => saved,
   }).tree;

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localEffects } from "../src/adapters/review/local-effects.ts";
+import { testSandbox } from "./helpers/sandbox.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "review-fix");
 
@@ -23,6 +24,7 @@ async function prepared() {
     runDir: join(out, "..", "run"),
     agents: undefined as never,
     model: undefined as never,
+    sandbox: await testSandbox(),
     progress: () => {},
   });
   await fx.tree.prepare(info.head);

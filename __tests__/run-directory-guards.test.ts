@@ -89,7 +89,8 @@ function freshCase(): Case {
   const base = tempDir("terfyn-guards-");
   const ws = join(base, "ws");
   mkdirSync(ws);
-  const counter = join(base, "test-runs.log");
+  // Inside the workspace root: the test command runs in the sandbox, where nothing else is writable.
+  const counter = join(ws, "test-runs.log");
   return {
     base,
     ws,

@@ -50,6 +50,7 @@ import {
   type WorkspaceConfig,
   WorkspaceTool,
 } from "../src/adapters/workspace/workspace-tool.ts";
+import { testSandbox } from "./helpers/sandbox.ts";
 
 const SECRET = `TOP-SECRET-${randomBytes(6).toString("hex")}`;
 const EVIL_SECRET = `${SECRET} (sandbox-evil)`;
@@ -865,6 +866,7 @@ async function withCase(
     const before = snapshot(ctx);
     const config: WorkspaceConfig = {
       root: ctx.wsRoot,
+      sandbox: await testSandbox(),
       beforeOpen: (abs) => ctx.beforeOpen?.(abs),
       ...(ctx.testCommand ? { testCommand: ctx.testCommand } : {}),
     };
@@ -1086,6 +1088,7 @@ describe("documented behaviour", () => {
     const ctx = makeCtx();
     try {
       const ws = await WorkspaceTool.open({
+        sandbox: await testSandbox(),
         root: ctx.root,
         testCommand: "sleep 30",
         testTimeoutMs: 300,

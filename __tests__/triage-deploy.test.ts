@@ -66,7 +66,8 @@ describe("examples/triage-deploy", () => {
     });
     const project = copyWithPort(server.port);
     const runDir = join(mkdtempSync(join(tmpdir(), "terfyn-triage-run-")), "run");
-    const deployLog = join(mkdtempSync(join(tmpdir(), "terfyn-deploys-")), "deploys.log");
+    // In the project root: the command runs in the sandbox, where nothing else is writable.
+    const deployLog = join(project, "deploys.log");
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       TRACKER_TOKEN: SECRET,

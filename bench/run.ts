@@ -9,7 +9,9 @@
  * the GitHub API on loopback, its API calls, and its cold start with nothing to do
  * (bench/action.ts; build the bundle first with `npm run build`); and the review-fix example end
  * to end as whole processes (bench/review.ts): its wall time over the time of the repository
- * commands it runs (target <= 2x), and the git processes and commands it starts, by kind.
+ * commands it runs (target <= 2x), and the git processes and commands it starts, by kind;
+ * before it, what the sandbox adds to one command against the same command unconfined
+ * (bench/sandbox.ts, target <= 30 ms).
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
  *                 [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-review]
@@ -63,6 +65,7 @@ import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import { runRatios } from "./ratios.ts";
 import { ReviewBenchBroken, runReviewBench } from "./review.ts";
+import { runSandboxBench, SandboxBenchBroken } from "./sandbox.ts";
 import {
   DEFAULT_OPTIONS,
   type GeneratedFile,
@@ -774,6 +777,11 @@ async function main(): Promise<number> {
       );
     }
     if (opts.review) {
+      const s = await runSandboxBench({ reps: opts.quick ? 15 : 51 });
+      sections.push({
+        rows: [["the sandbox's cost per command", "(bench/sandbox.ts)"], ...s.rows],
+        targets: s.targets,
+      });
       const r = await runReviewBench({ quick: opts.quick, reps: opts.quick ? 1 : 3 });
       sections.push({
         rows: [["review example end to end", "(bench/review.ts)"], ...r.rows],
@@ -814,7 +822,8 @@ main().then(
       e instanceof BenchBroken ||
       e instanceof EngineBenchBroken ||
       e instanceof ActionBenchBroken ||
-      e instanceof ReviewBenchBroken
+      e instanceof ReviewBenchBroken ||
+      e instanceof SandboxBenchBroken
     )
       process.stderr.write(`bench: ${e.message}\n`);
     else

@@ -31,6 +31,7 @@ import { validateProject } from "../../src/core/validate.ts";
 import { API, fixture, OWNER, REPO, recordRequests } from "./action-harness.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./fake-github.ts";
 import { TestOctokit } from "./probot-octokit.ts";
+import { testSandbox } from "./sandbox.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON, adapted field by field
 export type Loose = Record<string, any>;
@@ -298,6 +299,7 @@ export const exampleRunner = async (
     appSlug: SLUG,
     runsDir: mkdtempSync(join(tmpdir(), "terfyn-app-runs-")),
     agents: await agents(),
+    sandbox: await testSandbox(),
     model,
     cloneUrl: () => ex.origin,
     now: () => new Date(T0),
@@ -335,6 +337,7 @@ export const runEffects = async (
     git: {},
     agents: await agents(),
     model: await model(),
+    sandbox: await testSandbox(),
     progress: () => {},
   });
 

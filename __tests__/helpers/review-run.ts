@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runTerfyn } from "./cli.ts";
+import { testSandbox } from "./sandbox.ts";
 
 export const REVIEW_EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "review-fix");
 export const REVIEW_SCRIPT = join(REVIEW_EXAMPLE, "model-script.yaml");
@@ -106,6 +107,7 @@ export async function localSteps(b: Pick<BuiltReview, "repo" | "request" | "runD
     runDir: b.runDir,
     agents: undefined as never,
     model: undefined as never,
+    sandbox: await testSandbox(),
     progress: () => {},
   });
   const read = (path: string) => {

@@ -22,6 +22,7 @@
  * the clone and the fast-forward push with the workflow's token (in git's environment only),
  * replies and tickets through the guarded gateway, the run's status comment and check run.
  */
+
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -31,6 +32,8 @@ import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
 import { RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
+import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
+import { type Sandbox, SandboxUnavailable } from "../adapters/sandbox/sandbox.ts";
 import {
   gitAuthEnv,
   inProcessRunner,
@@ -155,6 +158,8 @@ export interface ReviewFixDeps {
   /** The review-response agents. Default: the ones shipped with the Action. */
   agents?: ResolvedProject;
   now?: () => Date;
+  /** Where the repository's commands run. Default: bubblewrap, proven on this runner, or the job fails. */
+  sandbox?: () => Promise<Sandbox>;
 }
 
 export interface ReviewFixResult {
@@ -233,6 +238,16 @@ async function runJob(
   const runsDir = deps.runsDir ?? join(env.RUNNER_TEMP || tmpdir(), "terfyn-review-fix");
   const auth = /^https:\/\//.test(url) ? gitAuthEnv(new URL(url).origin, token) : {};
   const agents = deps.agents ?? (await shippedAgents());
+  // The repository's commands run only in the sandbox; a runner that cannot make one runs none.
+  let sandbox: Sandbox;
+  try {
+    sandbox = await (deps.sandbox ?? (() => openSandbox({ env })))();
+  } catch (e) {
+    if (!(e instanceof SandboxUnavailable)) throw e;
+    return {
+      failed: `${e.message} On a GitHub-hosted ubuntu-24.04 runner, add the step from docs/sandbox.md before this one.`,
+    };
+  }
   const me = (await gateway.identity()) ?? ACTIONS_BOT;
 
   const states = new RunStateRef({
@@ -246,6 +261,7 @@ async function runJob(
     appSlug: me.replace(/\[bot\]$/, ""),
     runsDir,
     agents,
+    sandbox,
     model: deps.model ?? modelFromEnv(env),
     cloneUrl: () => url,
     now,

@@ -32,6 +32,7 @@
  * accepted is appended to the run's approvals.jsonl and the run resumes, and the core checks
  * the hash again at the gate and inside every publisher.
  */
+
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmdirSync } from "node:fs";
@@ -55,6 +56,7 @@ import { RUN_ID } from "../adapters/github/run-state-ref.ts";
 import { ModelRouter } from "../adapters/models/model-router.ts";
 import { ScriptedModel } from "../adapters/models/model-script.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
+import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
 import type { Ledger } from "../core/app/triggers.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
@@ -80,6 +82,8 @@ export interface InProcessRunnerOptions {
   runsDir: string;
   /** The review-response agents project. */
   agents: ResolvedProject;
+  /** Where the repository's commands and the agents' tests run (never unconfined here). */
+  sandbox: Sandbox;
   /** A model for one session (a script is consumed afresh per session, as in local mode). */
   model: () => Promise<ModelPort> | ModelPort;
   /** The clone URL of a job's repository. Default `https://github.com/<owner>/<repo>.git`. */
@@ -476,6 +480,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         runDir: p.run,
         git: gitOptions(auth),
         agents: o.agents,
+        sandbox: o.sandbox,
         model: budgeted(await o.model(), spend, async () => {
           verify();
           await writeFile(p.spend, `${JSON.stringify(spend)}\n`);

@@ -16,7 +16,10 @@
  * `mode: review-fix` runs it on the repository's runners (docs/github-app-placement.md). To host
  * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
+
 import { run } from "probot";
+import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
+import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { defaultRunsDir, inProcessRunner, modelFromEnv, shippedAgents } from "./review-runner.ts";
@@ -73,10 +76,21 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.stderr.write(
       "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
+  // The App executes repositories' code only in the sandbox: without one it does not start.
+  let sandbox: Sandbox;
+  try {
+    sandbox = await openSandbox({ env: process.env });
+  } catch (e) {
+    process.stderr.write(
+      `terfyn app: ${(e as Error).message} (the App never runs a repository's commands unconfined; to run none here, place runs on GitHub Actions: TERFYN_APP_PLACEMENT=actions)\n`,
+    );
+    process.exit(1);
+  }
   return inProcessRunner({
     appSlug: slug,
     runsDir: defaultRunsDir(process.env),
     agents,
+    sandbox,
     model: modelFromEnv(process.env),
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
     ...(maxModelCalls ? { maxModelCalls } : {}),

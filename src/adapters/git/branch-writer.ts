@@ -28,11 +28,13 @@
  * exactly that way (exit 1, no output). Here every exit code is checked.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import {
   chmod,
   lstat,
   mkdir,
+  mkdtemp,
   readdir,
   readFile,
   readlink,
@@ -42,6 +44,7 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { spawnTimer } from "../spawn-log.ts";
 
@@ -254,27 +257,47 @@ const ALLOWED: Record<string, Allowed> = {
     positionals: [0, 0],
     paths: true,
   },
-  add: { options: ["--all"], positionals: [0, 0], paths: true },
-  // Only to stage a new planned file the repository's .gitignore matches (`add` refuses those).
-  "update-index": { options: ["--add"], positionals: [0, 0], paths: true },
-  commit: {
-    // The message comes on stdin; no paths (which would mean `--only`), no -a, no --amend.
-    options: ["--file=-", "--quiet"],
+  // The commit is built with plumbing from checked bytes (BranchWriter.commit): blobs written
+  // without filters, a private index over the parent's tree, a tree, a commit with one parent.
+  "hash-object": {
+    options: ["-w", "--no-filters", "--stdin"],
     positionals: [0, 0],
     paths: false,
+  },
+  "read-tree": {
+    // Into an index only: no -u (the work tree), no -m (merges).
+    options: [],
+    positionals: [1, 1],
+    paths: false,
+    check: (p) => (FULL_SHA.test(p[0] ?? "") ? undefined : "read-tree takes one full object id"),
+  },
+  "update-index": { options: ["-z", "--index-info"], positionals: [0, 0], paths: false },
+  "write-tree": { options: [], positionals: [0, 0], paths: false },
+  "commit-tree": {
+    // `commit-tree <tree> -p <parent>`: exactly one parent; the message comes on stdin.
+    options: ["-p"],
+    positionals: [2, 2],
+    paths: false,
+    check: (p) =>
+      FULL_SHA.test(p[0] ?? "") && FULL_SHA.test(p[1] ?? "")
+        ? undefined
+        : "commit-tree takes a tree and one parent, both full object ids",
   },
   "merge-base": { options: ["--is-ancestor"], positionals: [2, 2], paths: false },
   "update-ref": {
     // Only the compare-and-swap form: `update-ref refs/heads/<branch> <new> <old>`, both full
-    // object ids, so git itself refuses when the branch is not at <old>. Deleting (-d, --stdin,
-    // an empty <new>) is refused by name above; fast-forward is checked by fastForwardBranch.
-    options: [],
+    // object ids, so git itself refuses when the branch is not at <old>; or `--no-deref HEAD`
+    // the same way (a run's detached worktree). Deleting (-d, --stdin, an empty <new>) is
+    // refused by name above; fast-forward is checked by fastForwardBranch and commit.
+    options: ["--no-deref"],
     positionals: [3, 3],
     paths: false,
     check: (p) =>
-      REMOTE_BRANCH.test(p[0] ?? "") && FULL_SHA.test(p[1] ?? "") && FULL_SHA.test(p[2] ?? "")
+      (REMOTE_BRANCH.test(p[0] ?? "") || p[0] === "HEAD") &&
+      FULL_SHA.test(p[1] ?? "") &&
+      FULL_SHA.test(p[2] ?? "")
         ? undefined
-        : "update-ref only as refs/heads/<branch> <new sha> <old sha> (compare-and-swap)",
+        : "update-ref only as refs/heads/<branch> (or --no-deref HEAD) <new sha> <old sha> (compare-and-swap)",
   },
   worktree: {
     // A detached worktree at a full commit id, and pruning the records of removed ones. No
@@ -362,6 +385,10 @@ export function assertAllowedGitArgs(args: readonly string[]): void {
     forbid("update-ref -d deletes a ref");
   if (sub === "update-ref" && options.some((o) => o === "--stdin"))
     forbid("update-ref --stdin can delete or move any ref");
+  if (sub === "update-ref" && options.includes("--no-deref") !== (positionals[0] === "HEAD"))
+    forbid(
+      "update-ref moves HEAD only with --no-deref (a detached worktree), and a branch only without it",
+    );
   if (sub === "update-ref" && positionals.length !== 3)
     forbid("update-ref without an expected old value can move or delete any ref");
   if (sub === "worktree" && positionals[0] === "remove")
@@ -413,7 +440,7 @@ function longName(option: string): string | undefined {
 
 /** GIT_CONFIG_COUNT/KEY_0/VALUE_0: one config entry in git's environment (the App's token header). */
 const ENV_ALLOWED =
-  /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_0|HOME)$/;
+  /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_INDEX_FILE|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_0|HOME)$/;
 
 interface RunResult {
   code: number | null;
@@ -422,7 +449,7 @@ interface RunResult {
 }
 
 interface RunOptions {
-  stdin?: string;
+  stdin?: string | Buffer;
   /** `-c key=value` pairs given before the subcommand (after the hardening). */
   config?: readonly string[];
   env?: Record<string, string>;
@@ -648,6 +675,12 @@ export class BranchWriter {
     const head =
       options.only === "worktree" ? undefined : (await this.#filesAt([p], options.at)).get(p);
     const now = options.only === "head" ? undefined : await this.#read(p);
+    // A link is not content: read as "no file", a link to /etc/passwd would show as a deletion.
+    if (now?.kind === "symlink")
+      throw new BranchWriterRefusal(
+        "bad-path",
+        `${p} is a symbolic link in the work tree (to ${JSON.stringify(now.target)}); a run works with regular files only`,
+      );
     return {
       ...(head ? { head } : {}),
       ...(now?.kind === "file" ? { worktree: now.bytes } : {}),
@@ -692,6 +725,23 @@ export class BranchWriter {
   }
 
   /** Paths staged in the index that differ from HEAD. */
+  /** The mode and object id of each of `paths` in `commit` (absent: not a file there). */
+  async #entriesAt(
+    commit: string,
+    paths: readonly string[],
+  ): Promise<Map<string, { mode: string; oid: string }>> {
+    const out = new Map<string, { mode: string; oid: string }>();
+    const listing = (
+      await this.#run(["ls-tree", "-r", "-z", "--full-tree", commit, "--", ...paths])
+    ).stdout.toString("utf8");
+    for (const line of listing.split("\0")) {
+      const m = line.match(/^(\d{6}) \S+ ([0-9a-f]{40,64})\t(.*)$/s);
+      if (m && paths.includes(m[3] as string))
+        out.set(m[3] as string, { mode: m[1] as string, oid: m[2] as string });
+    }
+    return out;
+  }
+
   async #staged(): Promise<string[]> {
     const r = await this.#run([
       "diff",
@@ -784,16 +834,26 @@ export class BranchWriter {
   }
 
   /**
-   * Stages exactly `files` and makes one normal commit on `expectedParent`, which must be HEAD.
-   * Refuses when HEAD moved, when anything else is staged, or when a file is unchanged. Hooks
-   * never run (GIT_HARDENING); the content check after the commit stays as a second line.
-   * Returns the new commit id.
+   * Makes one normal commit on `expectedParent` (which must be HEAD) that changes exactly
+   * `files`, built with git plumbing from bytes this process read and checked, never through
+   * `git add`: each file is read from the work tree without following a link, checked against
+   * `bound` (the sha256 an approval names; null: the file is deleted), written with
+   * `hash-object --no-filters` (no attributes, filters, `ident` or eol conversion), put in a
+   * private index on top of the parent's tree (`read-tree`, `update-index --index-info`),
+   * `write-tree`, `commit-tree`. Then HEAD (the branch, or a run's detached worktree) moves to
+   * it compare-and-swap, and the work tree's index is set to its tree. Refuses when HEAD moved,
+   * something is staged, a file is unchanged, a symbolic link, a submodule, a mode change, or
+   * bytes that are not the bound ones. Hooks never run. Returns the new commit id.
    */
   async commit(
     message: string,
     files: string[],
     expectedParent: string,
-    options: { identity?: GitIdentity } = {},
+    options: {
+      identity?: GitIdentity;
+      /** The approved content of each file (sha256:…; null: deleted). Absent: as the work tree has it. */
+      bound?: readonly { path: string; sha256: string | null }[];
+    } = {},
   ): Promise<string> {
     if (typeof message !== "string" || message.trim() === "")
       throw new BranchWriterRefusal("bad-option", "the commit message is empty");
@@ -815,53 +875,103 @@ export class BranchWriter {
         "unplanned-staged",
         `files outside the plan are staged: ${unplanned.join(", ")}; refusing to commit`,
       );
-    // Nothing runs between here and staging that could change which planned files are untracked.
-    const untracked = await this.untrackedAmong(planned);
-    const changed = new Set([...(await this.trackedChanges()), ...untracked]);
-    const unchanged = planned.filter((p) => !changed.has(p));
-    if (unchanged.length > 0)
-      throw new BranchWriterRefusal(
-        "unchanged-file",
-        `not changed relative to HEAD, so there is nothing to commit for: ${unchanged.join(", ")}`,
-      );
-    for (const p of planned) await this.#assertInsideTree(p);
-
-    // A planned new file that .gitignore matches is still the plan's file: staged by update-index.
-    const visible = new Set(
-      untracked.length === 0
-        ? []
-        : splitZ(
-            (
-              await this.#run([
-                "ls-files",
-                "--others",
-                "--exclude-standard",
-                "-z",
-                "--",
-                ...untracked,
-              ])
-            ).stdout,
-          ),
-    );
-    const ignored = untracked.filter((p) => !visible.has(p));
-    const added = planned.filter((p) => !ignored.includes(p));
-    if (added.length > 0) await this.#run(["add", "--all", "--", ...added]);
-    if (ignored.length > 0) await this.#run(["update-index", "--add", "--", ...ignored]);
-    const nowStaged = await this.#staged();
-    if (!sameSet(nowStaged, planned))
-      throw new BranchWriterRefusal(
-        "unplanned-staged",
-        `after staging, the index holds [${nowStaged.join(", ")}] instead of exactly [${planned.join(", ")}]; nothing was committed`,
-      );
-
-    const env: Record<string, string> = {};
-    if (options.identity) {
-      env.GIT_AUTHOR_NAME = options.identity.name;
-      env.GIT_AUTHOR_EMAIL = options.identity.email;
-      env.GIT_COMMITTER_NAME = options.identity.name;
-      env.GIT_COMMITTER_EMAIL = options.identity.email;
+    if (options.bound !== undefined) {
+      const boundPaths = unique(options.bound.map((b) => checkPath(b.path)));
+      if (!sameSet(boundPaths, planned))
+        throw new BranchWriterRefusal(
+          "unplanned-commit-content",
+          `the approved content names [${boundPaths.join(", ")}] but the commit would change [${planned.join(", ")}]; nothing was committed`,
+        );
     }
-    await this.#run(["commit", "--quiet", "--file=-"], { stdin: message, env });
+    const bound = new Map(options.bound?.map((b) => [b.path, b.sha256]));
+    const inHead = await this.#entriesAt(expectedParent, planned);
+    const headBytes = await this.#filesAt(planned, expectedParent);
+
+    // Each file's new index entry, from the bytes read here (and only those bytes).
+    const entries: { path: string; mode: string; bytes: Buffer | null }[] = [];
+    for (const p of planned) {
+      const now = await this.#read(p);
+      const was = inHead.get(p);
+      if (was && was.mode !== "100644" && was.mode !== "100755")
+        throw new BranchWriterRefusal(
+          "bad-path",
+          `${p} is a ${was.mode === "120000" ? "symbolic link" : was.mode === "160000" ? "submodule" : `mode ${was.mode} entry`} at the head; a run changes regular files only`,
+        );
+      if (now.kind === "symlink")
+        throw new BranchWriterRefusal(
+          "bad-path",
+          `${p} is a symbolic link in the work tree (to ${JSON.stringify(now.target)}); a run commits regular files only, so nothing was committed`,
+        );
+      const bytes = now.kind === "file" ? now.bytes : null;
+      if (options.bound !== undefined) {
+        const want = bound.get(p) ?? null;
+        const got = bytes === null ? null : sha256Of(bytes);
+        if (want !== got)
+          throw new BranchWriterRefusal(
+            "unplanned-commit-content",
+            `${p} is not the approved content (approved ${want ?? "deleted"}, the work tree has ${got ?? "no file"}); nothing was committed`,
+          );
+      }
+      if (bytes === null ? was === undefined : headBytes.get(p)?.equals(bytes))
+        throw new BranchWriterRefusal(
+          "unchanged-file",
+          `not changed relative to HEAD, so there is nothing to commit for: ${p}`,
+        );
+      let mode = was?.mode ?? "100644";
+      if (now.kind === "file") {
+        const executable = (now.mode & 0o111) !== 0;
+        if (was ? executable !== (mode === "100755") : executable)
+          throw new BranchWriterRefusal(
+            "bad-path",
+            `${p} changed mode (${was ? `${mode} at the head` : "a new file"}, ${executable ? "executable" : "not executable"} in the work tree); a run never changes a file's mode`,
+          );
+        mode = executable ? "100755" : "100644";
+      }
+      entries.push({ path: p, mode, bytes });
+    }
+
+    // The commit, from a private index: the work tree's own index and files are not read.
+    const scratch = await mkdtemp(join(tmpdir(), "terfyn-commit-"));
+    try {
+      const index = { GIT_INDEX_FILE: join(scratch, "index") };
+      let info = "";
+      for (const e of entries) {
+        if (e.bytes === null) {
+          info += `0 ${"0".repeat(expectedParent.length)}\t${e.path}\0`;
+          continue;
+        }
+        const oid = (
+          await this.#run(["hash-object", "-w", "--no-filters", "--stdin"], { stdin: e.bytes })
+        ).stdout
+          .toString("utf8")
+          .trim();
+        if (!FULL_SHA.test(oid))
+          throw new GitCommandError(["hash-object"], 0, `not an object id: ${oid}`);
+        info += `${e.mode} ${oid}\t${e.path}\0`;
+      }
+      await this.#run(["read-tree", expectedParent], { env: index });
+      await this.#run(["update-index", "-z", "--index-info"], { env: index, stdin: info });
+      const tree = (await this.#run(["write-tree"], { env: index })).stdout.toString("utf8").trim();
+      const env: Record<string, string> = {};
+      if (options.identity) {
+        env.GIT_AUTHOR_NAME = options.identity.name;
+        env.GIT_AUTHOR_EMAIL = options.identity.email;
+        env.GIT_COMMITTER_NAME = options.identity.name;
+        env.GIT_COMMITTER_EMAIL = options.identity.email;
+      }
+      const made = (
+        await this.#run(["commit-tree", tree, "-p", expectedParent], { stdin: message, env })
+      ).stdout
+        .toString("utf8")
+        .trim();
+      // HEAD moves compare-and-swap: the branch, or the run's detached worktree.
+      if (branch !== undefined) await this.#run(["update-ref", branch, made, expectedParent]);
+      else await this.#run(["update-ref", "--no-deref", "HEAD", made, expectedParent]);
+      // The work tree's index follows HEAD (its files already hold these bytes).
+      await this.#run(["read-tree", made]);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
 
     // Verify what was made: one parent, the expected one, the same branch, exactly the files.
     // One process gives the new HEAD and its parents: `<sha> <parent>…`.
@@ -1222,6 +1332,11 @@ function parseBatch(out: Buffer, count: number): ({ type: string; bytes: Buffer 
     at += size + 1;
   }
   return objects;
+}
+
+/** `sha256:<hex>` of bytes, as the publish artifact binds them. */
+function sha256Of(bytes: Buffer): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
 function splitZ(out: Buffer): string[] {

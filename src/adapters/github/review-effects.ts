@@ -22,6 +22,7 @@
  * Every publisher calls the publish gate check itself first. Nothing here resolves a thread,
  * minimizes a comment or force-pushes; the gateway refuses those requests anyway.
  */
+
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelPort } from "../../core/engine/ports.ts";
@@ -42,6 +43,7 @@ import {
   LocalWorkTree,
   WorktreeCommands,
 } from "../review/local-effects.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { describeApiError } from "./client.ts";
 import type { GitHubGateway, RepoRef } from "./gateway.ts";
 import {
@@ -70,6 +72,8 @@ export interface AppEffectsConfig {
   git: BranchWriterOptions;
   agents: ResolvedProject;
   model: ModelPort;
+  /** Where the repository's commands and the agents' tests run. */
+  sandbox: Sandbox;
   progress: (line: string) => void;
   passEnv?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
@@ -178,7 +182,10 @@ class AppCommit implements CommitPublisher {
     const at = await git.head();
     let commit: string;
     if (at === target.head)
-      commit = await git.commit(artifact.commit_message, artifact.files, target.head);
+      // Exactly the approved bytes (an artifact that binds none commits nothing).
+      commit = await git.commit(artifact.commit_message, artifact.files, target.head, {
+        bound: artifact.content ?? [],
+      });
     else if ((await git.commitsBetween(target.head, at)) === 1) commit = at;
     else
       throw new BranchWriterRefusal(
@@ -405,6 +412,7 @@ export function appEffects(a: AppEffectsConfig): ReviewEffects & { tree: AppWork
     worktreeDir: a.worktreeDir,
     agents: a.agents,
     model: a.model,
+    sandbox: a.sandbox,
     progress: a.progress,
     push: true,
     git: a.git,

@@ -38,6 +38,7 @@ import { assertGate } from "../../core/review/gates.ts";
 import { RunEnd } from "../../core/review/phase.ts";
 import { RunStore } from "../fs/run-store.ts";
 import { BranchWriter, type BranchWriterOptions } from "../git/branch-writer.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { WorkspaceTool } from "../workspace/workspace-tool.ts";
 import { runRepoCommand } from "./repo-command.ts";
 
@@ -56,6 +57,8 @@ export interface LocalEffectsConfig {
    * or a directory under the OS temp dir when the run directory is inside the repository.
    */
   worktreeDir?: string;
+  /** Where the repository's commands and the agents' run_tests execute (src/adapters/sandbox). */
+  sandbox: Sandbox;
   /** Variables (by name) the repository's commands also see, besides PATH, HOME, LANG, TMPDIR. */
   passEnv?: readonly string[];
   /** The environment passEnv and the base variables are read from. Default: process.env. */
@@ -386,6 +389,8 @@ export class EngineAgents implements AgentPort {
       env: this.c.env ?? process.env,
       ...(this.c.commandTimeoutMs ? { testTimeoutMs: this.c.commandTimeoutMs } : {}),
       ...(call.testCommand ? { testCommand: call.testCommand } : {}),
+      ...(call.testNetwork ? { testNetwork: true } : {}),
+      sandbox: this.c.sandbox,
     });
     // The agent writes in the worktree, and its tests may: what git said before is dropped.
     const tools: ToolPort = {
@@ -432,11 +437,16 @@ export class WorktreeCommands implements CommandPort {
     private readonly tree: LocalWorkTree,
   ) {}
 
-  run(command: string, options: { env?: Record<string, string>; passEnv: readonly string[] }) {
+  run(
+    command: string,
+    options: { env?: Record<string, string>; passEnv: readonly string[]; network?: boolean },
+  ) {
     // A command can change anything in the worktree: what git said before it is dropped.
     return this.tree.effect(() =>
       runRepoCommand(command, {
         cwd: this.tree.root(),
+        sandbox: this.c.sandbox,
+        ...(options.network ? { network: true } : {}),
         parentEnv: this.c.env ?? process.env,
         passEnv: [...new Set([...(this.c.passEnv ?? []), ...options.passEnv])],
         env: options.env ?? {},
@@ -465,7 +475,10 @@ class LocalCommit implements CommitPublisher {
     assertGate("publish", text, approvals);
     const git = this.tree.git();
     const commit = await this.tree.effect(() =>
-      git.commit(artifact.commit_message, artifact.files, target.head),
+      // Exactly the approved bytes (an artifact that binds none commits nothing).
+      git.commit(artifact.commit_message, artifact.files, target.head, {
+        bound: artifact.content ?? [],
+      }),
     );
     const repo = await this.tree.repo();
     if (this.c.push) {

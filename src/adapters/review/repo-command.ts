@@ -1,19 +1,28 @@
 /**
  * Runs one of the repository's own commands (AGENTS.md: test, single test, …) for a review
- * run: through the shell, in the run's worktree, in its own process group (the whole group is
- * killed on timeout, so a test that forks a server cannot outlive the run), with an environment
- * stripped to PATH, HOME, LANG and TMPDIR plus the variables the run configuration names. The
- * model's API key, the GitHub token and everything else the parent holds never reach it.
- * Never interprets the command: what it is comes from the repository.
+ * run: through the shell, in the run's worktree, inside the sandbox (src/adapters/sandbox:
+ * only the worktree writable, no network unless AGENTS.md declares it, nothing survives the
+ * command), with an environment stripped to PATH, LANG and the sandbox's own HOME and TMPDIR
+ * plus the variables the run configuration names. The model's API key, the GitHub token and
+ * everything else the parent holds never reach it. Never interprets the command: what it is
+ * comes from the repository.
  */
-import { spawn } from "node:child_process";
+import { constants as osConstants } from "node:os";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { spawnTimer } from "../spawn-log.ts";
 
 /** The only variables of the parent's environment a repository command sees, unless named. */
 export const BASE_COMMAND_ENV = ["PATH", "HOME", "LANG", "TMPDIR"] as const;
 
 export interface RepoCommandOptions {
+  /** The worktree: the command's working directory and the only directory it may write. */
   cwd: string;
+  /** Where the command runs (src/adapters/sandbox). */
+  sandbox: Sandbox;
+  /** Paths below the worktree the command must not see (masked by the sandbox). */
+  hide?: readonly string[];
+  /** Whether the command may use the network (AGENTS.md `network:`). Default false. */
+  network?: boolean;
   /** The parent's environment, read for BASE_COMMAND_ENV and passEnv only. */
   parentEnv: Readonly<Record<string, string | undefined>>;
   /** Further variables to pass through by name (run configuration). */
@@ -44,56 +53,39 @@ export function repoCommandEnv(
   return { ...env, ...options.env };
 }
 
-export function runRepoCommand(
+export async function runRepoCommand(
   command: string,
   options: RepoCommandOptions,
 ): Promise<RepoCommandResult> {
   const max = options.maxOutput ?? 200_000;
+  const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   const timed = spawnTimer("repo-command", command);
-  return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: options.cwd,
+  let output = "";
+  const add = (c: Buffer) => {
+    if (output.length < max) output += c.toString();
+  };
+  try {
+    const exit = await options.sandbox.run({
+      argv: ["/bin/sh", "-c", command],
+      writable: options.cwd,
+      ...(options.hide ? { hide: options.hide } : {}),
       env: repoCommandEnv(options),
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.network ? { network: true } : {}),
+      timeoutMs,
+      onStdout: add,
+      onStderr: add,
     });
-    let output = "";
-    const add = (c: Buffer) => {
-      if (output.length < max) output += c.toString();
+    timed?.();
+    return {
+      code: exit.timedOut ? 124 : (exit.code ?? 128 + signalNumber(exit.signal)),
+      output: exit.timedOut ? `${output}\n(the command was stopped after ${timeoutMs} ms)` : output,
+      timedOut: exit.timedOut,
     };
-    child.stdout.on("data", add);
-    child.stderr.on("data", add);
-    let timedOut = false;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    };
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        killGroup();
-      },
-      options.timeoutMs ?? 10 * 60_000,
-    );
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      resolve({ code: 127, output: e.message, timedOut: false });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      timed?.();
-      // The shell is gone; anything it left running in its group goes with it.
-      killGroup();
-      resolve({
-        code: timedOut ? 124 : (code ?? 1),
-        output: timedOut
-          ? `${output}\n(the command was stopped after ${options.timeoutMs ?? 600_000} ms)`
-          : output,
-        timedOut,
-      });
-    });
-  });
+  } catch (e) {
+    return { code: 127, output: (e as Error).message, timedOut: false };
+  }
+}
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal ? (osConstants.signals[signal] ?? 0) : 1;
 }

@@ -7,15 +7,16 @@
  *   `--key value` pairs (`inputAs: args`, see `argsFromInput`); never as shell text.
  * - The environment is exactly the declared allowlist (values from Terfyn's environment);
  *   nothing else is passed, not even PATH.
- * - The process leads its own process group; at the timeout the whole group is killed.
+ * - It runs inside the sandbox (src/adapters/sandbox): the project root is the only writable
+ *   directory, the run directory and state are hidden, no network; at the timeout the whole
+ *   sandbox is killed.
  * - stdout is kept up to the cap (the result: parsed when it is JSON), stderr's tail is kept.
  */
-import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { CommandReach } from "../../core/model/project.ts";
-import { trackProcessGroup } from "./process-groups.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 
 export interface CommandOperation extends CommandReach {
   /** argv[0], resolved to an absolute path. */
@@ -24,7 +25,12 @@ export interface CommandOperation extends CommandReach {
 
 export interface CommandToolConfig {
   name: string;
+  /** The project root: where the command runs, and the only directory it may write. */
   cwd: string;
+  /** Where the command runs (src/adapters/sandbox). */
+  sandbox: Sandbox;
+  /** Paths below the project root the command must not see (the run directory, the state). */
+  hide?: readonly string[];
   /** The allowlisted variables with their values, taken from the environment at start. */
   env: Record<string, string>;
   maxOutputBytes: number;
@@ -130,7 +136,7 @@ export class CommandTool {
     }
   }
 
-  private spawn(
+  private async spawn(
     op: CommandOperation,
     args: string[],
     stdin: string,
@@ -143,94 +149,49 @@ export class CommandTool {
     truncated: boolean;
   }> {
     const cap = this.config.maxOutputBytes;
-    return new Promise((done, fail) => {
-      const child = spawn(op.program, args, {
-        cwd: this.config.cwd,
-        // Its own process group, so the timeout can kill everything it started.
-        detached: true,
-        shell: false,
-        stdio: ["pipe", "pipe", "pipe"],
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let truncated = false;
+    let errTail = Buffer.alloc(0);
+    let exit: Awaited<ReturnType<Sandbox["run"]>>;
+    try {
+      exit = await this.config.sandbox.run({
+        argv: [op.program, ...args],
+        argv0: op.argv[0] as string,
+        writable: this.config.cwd,
+        ...(this.config.hide ? { hide: this.config.hide } : {}),
         // Exactly the allowlist: a fresh object, never a copy of process.env.
         env: { ...this.config.env },
-        argv0: op.argv[0] as string,
+        timeoutMs: op.timeoutMs,
+        stdin,
+        ...(this.config.signal ? { signal: this.config.signal } : {}),
+        onStdout: (c: Buffer) => {
+          if (outBytes >= cap) {
+            truncated = true;
+            return;
+          }
+          const take = c.subarray(0, cap - outBytes);
+          if (take.length < c.length) truncated = true;
+          out.push(take);
+          outBytes += take.length;
+        },
+        onStderr: (c: Buffer) => {
+          const joined = Buffer.concat([errTail, c]);
+          errTail = joined.subarray(Math.max(0, joined.length - STDERR_TAIL_BYTES));
+        },
       });
-      const untrack = trackProcessGroup(child.pid);
-      const out: Buffer[] = [];
-      let outBytes = 0;
-      let truncated = false;
-      let errTail = Buffer.alloc(0);
-      child.stdout.on("data", (c: Buffer) => {
-        if (outBytes >= cap) {
-          truncated = true;
-          return;
-        }
-        const take = c.subarray(0, cap - outBytes);
-        if (take.length < c.length) truncated = true;
-        out.push(take);
-        outBytes += take.length;
-      });
-      child.stderr.on("data", (c: Buffer) => {
-        const joined = Buffer.concat([errTail, c]);
-        errTail = joined.subarray(Math.max(0, joined.length - STDERR_TAIL_BYTES));
-      });
-      // A process that does not read its stdin must not fail the call.
-      child.stdin.on("error", () => {});
-      child.stdin.end(stdin);
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child.pid, () => child.kill("SIGKILL"));
-      }, op.timeoutMs);
-      const abort = this.config.signal;
-      let grace: NodeJS.Timeout | undefined;
-      const onAbort = () => {
-        killGroup(child.pid, () => child.kill("SIGTERM"), "SIGTERM");
-        grace = setTimeout(() => killGroup(child.pid, () => {}), ABORT_GRACE_MS);
-      };
-      abort?.addEventListener("abort", onAbort, { once: true });
-      const settle = () => {
-        clearTimeout(timer);
-        clearTimeout(grace);
-        abort?.removeEventListener("abort", onAbort);
-      };
-      // When the leader exits, whatever it left behind in its group goes with it, even while
-      // a leftover still holds the output pipes open.
-      child.on("exit", () => killGroup(child.pid, () => {}));
-      child.on("error", (e) => {
-        settle();
-        untrack();
-        fail(new Error(`cannot run ${op.argv[0]}: ${e.message}`));
-      });
-      child.on("close", (code, signal) => {
-        settle();
-        killGroup(child.pid, () => {});
-        untrack();
-        const text = Buffer.concat(out).toString("utf8");
-        done({
-          exit_code: code,
-          signal,
-          timed_out: timedOut,
-          stdout: truncated ? text : parseJson(text),
-          stderr: errTail.toString("utf8"),
-          truncated,
-        });
-      });
-    });
-  }
-}
-
-/** After SIGTERM on interruption, how long a command's group has before SIGKILL. */
-const ABORT_GRACE_MS = 2000;
-
-function killGroup(
-  pid: number | undefined,
-  fallback: () => void,
-  sig: NodeJS.Signals = "SIGKILL",
-): void {
-  try {
-    if (pid !== undefined) process.kill(-pid, sig);
-  } catch {
-    fallback();
+    } catch (e) {
+      throw new Error(`cannot run ${op.argv[0]}: ${(e as Error).message}`);
+    }
+    const text = Buffer.concat(out).toString("utf8");
+    return {
+      exit_code: exit.code,
+      signal: exit.signal,
+      timed_out: exit.timedOut,
+      stdout: truncated ? text : parseJson(text),
+      stderr: errTail.toString("utf8"),
+      truncated,
+    };
   }
 }
 

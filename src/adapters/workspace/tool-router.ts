@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ToolCall, ToolPort } from "../../core/engine/ports.ts";
 import type { HttpReach, ResolvedProject, ResolvedTool } from "../../core/model/project.ts";
+import { type Sandbox, SandboxUnavailable } from "../sandbox/sandbox.ts";
 import { type CommandOperation, CommandTool, resolveProgram } from "../tools/command-tool.ts";
 import { HttpTool } from "../tools/http-tool.ts";
 import { type WorkspaceConfig, WorkspaceTool } from "./workspace-tool.ts";
@@ -34,6 +35,13 @@ export async function buildToolPort(
     workspace?: Partial<WorkspaceConfig>;
     /** Aborted when the run is interrupted: running commands' process groups are killed. */
     signal?: AbortSignal;
+    /**
+     * The sandbox for what executes (run_tests, command tools), opened only when the workflow's
+     * agents are granted one of those; its refusal (SandboxUnavailable) stops the setup.
+     */
+    sandbox: () => Promise<Sandbox>;
+    /** Paths the executed commands must not see even inside their directory (the run directory, the state). */
+    hide?: readonly string[];
   },
 ): Promise<ToolPort> {
   const used = new Map<string, Set<string>>();
@@ -79,12 +87,17 @@ export async function buildToolPort(
         `the workspace tool \`${name}\` grants run_tests but has no test command: set TERFYN_WORKSPACE_TEST_COMMAND, or declare it: tool ${name} { workspace { testCommand "…" } }`,
       );
     }
+    const sandbox = ops.has("run_tests")
+      ? await openFor(options.sandbox, `Tool/${name}.run_tests`)
+      : undefined;
     try {
       const ws = await WorkspaceTool.open({
         ...options.workspace,
         ...(options.signal ? { signal: options.signal } : {}),
         root,
         ...(testCommand ? { testCommand } : {}),
+        ...(sandbox ? { sandbox } : {}),
+        ...(options.hide ? { hide: options.hide } : {}),
       });
       workspaces.set(name, { execute: (op, input) => ws.executeWithSummary(op, input) });
     } catch (e) {
@@ -107,6 +120,8 @@ async function commandTool(
     projectRoot: string;
     env: Record<string, string | undefined>;
     signal?: AbortSignal;
+    sandbox: () => Promise<Sandbox>;
+    hide?: readonly string[];
   },
 ): Promise<CommandTool> {
   const operations = new Map<string, CommandOperation>();
@@ -133,11 +148,26 @@ async function commandTool(
   return new CommandTool({
     name: tool.name,
     cwd: options.projectRoot,
+    sandbox: await openFor(options.sandbox, `Tool/${tool.name}`),
+    ...(options.hide ? { hide: options.hide } : {}),
     env,
     maxOutputBytes: tool.command?.maxOutputBytes ?? 1024 * 1024,
     operations,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+}
+
+/** The sandbox, or a setup error naming the tool that needed it and what to install or enable. */
+async function openFor(open: () => Promise<Sandbox>, what: string): Promise<Sandbox> {
+  try {
+    return await open();
+  } catch (e) {
+    if (e instanceof SandboxUnavailable)
+      throw new ToolSetupError(
+        `${what} executes code, and no sandbox can be made here: ${e.message}`,
+      );
+    throw e;
+  }
 }
 
 function httpTool(

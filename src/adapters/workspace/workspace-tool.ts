@@ -14,18 +14,27 @@
  *   `sub/.git`), for reading or writing: git's own files decide what git executes;
  * - when `writable` is given, write_file may change only those paths (a review run's agent may
  *   write only the files its plan names), and every write made is recorded (`written`);
- * - `run_tests` runs only the configured command, in the root, with a timeout and output cap,
- *   in its own process group, with a stripped environment.
+ * - `run_tests` runs only the configured command, in the root, inside the sandbox (only the
+ *   root writable, no network, nothing survives it), with a timeout, an output cap and a
+ *   stripped environment.
  */
-import { spawn } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { spawnTimer } from "../spawn-log.ts";
-import { trackProcessGroup } from "../tools/process-groups.ts";
 
 export interface WorkspaceConfig {
   root: string;
+  /**
+   * Where run_tests runs (src/adapters/sandbox): only the root writable, no network. Without
+   * one, run_tests refuses to run (read_file and write_file need none).
+   */
+  sandbox?: Sandbox;
+  /** Paths below the root that run_tests must not see (a run directory, a state file). */
+  hide?: readonly string[];
+  /** Whether run_tests may use the network. Default false. */
+  testNetwork?: boolean;
   testCommand?: string;
   /** Default 10 minutes. */
   testTimeoutMs?: number;
@@ -441,75 +450,41 @@ export class WorkspaceTool {
     if (signal?.aborted)
       throw new Error("the run is being interrupted; the test command was not started");
     const timed = spawnTimer("agent-test", command);
-    return new Promise((resolve, reject) => {
-      const child = spawn("/bin/sh", ["-c", command], {
-        cwd: this.rootReal,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+    const out = new CappedBuffer(cap);
+    const err = new CappedBuffer(cap);
+    const sandbox = this.config.sandbox;
+    if (!sandbox)
+      throw new SandboxViolation("no sandbox was given to this workspace: run_tests cannot run");
+    let exit: Awaited<ReturnType<Sandbox["run"]>>;
+    try {
+      exit = await sandbox.run({
+        argv: ["/bin/sh", "-c", command],
+        writable: this.rootReal,
+        ...(this.config.hide ? { hide: this.config.hide } : {}),
+        ...(this.config.testNetwork ? { network: true } : {}),
         env: {
           PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: process.env.HOME ?? this.rootReal,
           LANG: process.env.LANG ?? "C.UTF-8",
-          ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
           ...passedEnv(this.config),
           CI: "true",
         },
+        timeoutMs: timeout,
+        ...(signal ? { signal } : {}),
+        onStdout: (c) => out.push(c),
+        onStderr: (c) => err.push(c),
       });
-      const untrack = trackProcessGroup(child.pid);
-      const out = new CappedBuffer(cap);
-      const err = new CappedBuffer(cap);
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => err.push(c));
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child.pid, "SIGKILL", () => child.kill("SIGKILL"));
-      }, timeout);
-      let grace: NodeJS.Timeout | undefined;
-      const onAbort = () => {
-        killGroup(child.pid, "SIGTERM", () => child.kill("SIGTERM"));
-        grace = setTimeout(() => killGroup(child.pid, "SIGKILL", () => {}), ABORT_GRACE_MS);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => {
-        untrack();
-        clearTimeout(timer);
-        clearTimeout(grace);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      // When the command returns, whatever it left running in its group goes with it (a
-      // background child would otherwise outlive the call, holding the output pipes open).
-      child.on("exit", () => killGroup(child.pid, "SIGKILL", () => {}));
-      child.on("error", (e) => {
-        done();
-        reject(new Error(`cannot run the test command: ${e.message}`));
-      });
-      child.on("close", (code) => {
-        done();
-        timed?.();
-        resolve({
-          exit_code: code,
-          passed: code === 0 && !timedOut,
-          timed_out: timedOut,
-          stdout: out.text(),
-          stderr: err.text(),
-          truncated: out.truncated || err.truncated,
-        });
-      });
-    });
-  }
-}
-
-/** After SIGTERM on interruption, how long a test command's group has before SIGKILL. */
-const ABORT_GRACE_MS = 2000;
-
-/** Signals a whole process group; `fallback` when there is no group to signal. */
-function killGroup(pid: number | undefined, sig: NodeJS.Signals, fallback: () => void): void {
-  try {
-    if (pid === undefined) fallback();
-    else process.kill(-pid, sig);
-  } catch {
-    fallback();
+    } catch (e) {
+      throw new Error(`cannot run the test command: ${(e as Error).message}`);
+    }
+    timed?.();
+    return {
+      exit_code: exit.code,
+      passed: exit.code === 0 && !exit.timedOut,
+      timed_out: exit.timedOut,
+      stdout: out.text(),
+      stderr: err.text(),
+      truncated: out.truncated || err.truncated,
+    };
   }
 }
 

@@ -23,6 +23,8 @@ import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
 import { ModelRouter, modelProblem } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { localEffects } from "../../adapters/review/local-effects.ts";
+import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
+import { type Sandbox, SandboxUnavailable } from "../../adapters/sandbox/sandbox.ts";
 import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
@@ -55,6 +57,8 @@ interface RunConfig {
    * wins over it.
    */
   model?: string;
+  /** Some session of the run ran the repository's commands without the sandbox (--unconfined). */
+  unconfined?: boolean;
 }
 
 /** What every agent runs on when neither --model nor --model-script says otherwise. */
@@ -98,6 +102,11 @@ directory is inside the repository), never in --repo's files, and removes it whe
 Publishing locally is a normal commit made there (its parent is the head the request names),
 the branch moved to it fast-forward only, plus outbox/replies.json and outbox/tickets.json.
 
+The repository's commands and the tests the agents write run inside a bubblewrap sandbox
+(docs/sandbox.md): only the worktree writable, the run directory, git directories and your
+home not there, no network unless AGENTS.md declares it (network:), nothing left running.
+Where no sandbox can be made the run is refused, saying what to install or enable.
+
 Options:
   --repo PATH          the repository (its AGENTS.md declares the commands)
   --request FILE       request.json: the threads, with provenance
@@ -120,6 +129,9 @@ Options:
   --push               publish by pushing the commit to the branch's remote (branch.<name>.remote,
                        else origin), fast-forward only, instead of moving the local branch; a
                        rejected push or a remote that moved ends the run stuck with the reason
+  --unconfined         run the repository's commands and the agents' code WITHOUT the sandbox,
+                       with your own powers, files and network; every report of the run says
+                       so first. Only for a repository and reviewers you trust
   --sweep DIR          record every run under DIR abandoned mid-flight (no progress for
                        --max-idle-minutes, default 60) as stuck, with a report
   -h, --help           show this help
@@ -153,6 +165,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     stop: { type: "string" },
     reason: { type: "string" },
     by: { type: "string" },
+    unconfined: { type: "boolean" },
   });
   if (values.help) {
     io.stdout(REVIEW_HELP);
@@ -168,7 +181,15 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     );
   }
   if (values.stop !== undefined) {
-    for (const flag of ["repo", "request", "run-dir", "resume", "model", "model-script"] as const)
+    for (const flag of [
+      "repo",
+      "request",
+      "run-dir",
+      "resume",
+      "model",
+      "model-script",
+      "unconfined",
+    ] as const)
       if (values[flag] !== undefined) throw new UsageError(`review: --stop takes no --${flag}`);
     return stop(
       resolve(io.cwd, values.stop as string),
@@ -191,6 +212,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
     if (values.model !== undefined) config.model = values.model as string;
+    if (values.unconfined) config.unconfined = true;
   } else {
     for (const flag of ["repo", "request", "run-dir"] as const) {
       if (values[flag] === undefined)
@@ -203,6 +225,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       ...(values.prior !== undefined ? { prior: resolve(io.cwd, values.prior as string) } : {}),
       ...(values.push ? { push: true } : {}),
       ...(values.model !== undefined ? { model: values.model as string } : {}),
+      ...(values.unconfined ? { unconfined: true } : {}),
     };
     if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
@@ -210,6 +233,9 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
   // The agents, and whether the models they would run on can run at all, before anything starts.
   const agents = await loadAgents(io, values.resume !== undefined ? runDir : undefined);
   refuseUnrunnableModels(config, agents, io);
+  // The repository's commands run in the sandbox, or nothing runs: refused here, before the
+  // run starts or resumes, with what to install or enable.
+  const sandbox = await openReviewSandbox(io, values.unconfined === true);
   // The agents work in a worktree of this repository: a run directory inside it could be written
   // by them (its approvals, its cursor).
   const top = gitToplevel(config.repo);
@@ -234,17 +260,18 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values.resume === undefined) {
       refuseUsedRunDir(io, runDir, "terfyn review --resume");
       await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
-    } else if (values.model !== undefined) {
-      // A --model given on resume is the run's model from now on, for the next resume too.
+    } else if (values.model !== undefined || values.unconfined) {
+      // A --model given on resume is the run's model from now on, for the next resume too; an
+      // --unconfined session is said in every report of the run from now on.
       const saved = JSON.parse(await readFile(join(runDir, "run.json"), "utf8")) as RunConfig;
       await writeFile(
         join(runDir, "run.json"),
-        `${JSON.stringify({ ...saved, model: config.model }, null, 2)}\n`,
+        `${JSON.stringify({ ...saved, ...(values.model !== undefined ? { model: config.model } : {}), ...(values.unconfined ? { unconfined: true } : {}) }, null, 2)}\n`,
       );
     }
     store.guard = () => lock.verify();
     await keepAgentsCopy(runDir, agents);
-    return await reviewLocked(io, runDir, store, config, agents);
+    return await reviewLocked(io, runDir, store, config, agents, sandbox);
   } finally {
     lock.release();
   }
@@ -296,8 +323,9 @@ async function reviewLocked(
   store: ReviewRunStore,
   config: RunConfig,
   agentsCtx: AgentsProject,
+  sandbox: Sandbox,
 ): Promise<number> {
-  const ports = await localPorts(io, runDir, store, config, agentsCtx);
+  const ports = await localPorts(io, runDir, store, config, agentsCtx, sandbox);
   const outcome = await runReview(ports);
   const shown = relative(io.cwd, runDir) || runDir;
   if (outcome.status === "awaiting-approval") {
@@ -317,6 +345,7 @@ async function localPorts(
   store: ReviewRunStore,
   config: RunConfig,
   agentsCtx: AgentsProject,
+  sandbox: Sandbox,
 ): Promise<ReviewPorts> {
   const script = config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined;
   const model = new ModelRouter({
@@ -333,6 +362,7 @@ async function localPorts(
     ...(config.push ? { push: true } : {}),
     agents: agentsCtx.project,
     model,
+    sandbox,
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
   });
   const steps = new DoctrineSteps(effects, { files: store });
@@ -345,8 +375,32 @@ async function localPorts(
     steps,
     now: () => (io.now?.() ?? new Date()).toISOString(),
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
+    ...(config.unconfined ? { notice: UNCONFINED_NOTICE } : {}),
   };
 }
+
+/** The first line of every report of a run that ran (in some session) without the sandbox. */
+const UNCONFINED_NOTICE =
+  "UNCONFINED: this run was started or resumed with --unconfined, so the repository's commands and the code the agents wrote ran with the user's own powers, files and network; nothing in this report is evidence that the code could not reach them.";
+
+/** The sandbox for a start or resume; its refusal is the user's to fix, said plainly. */
+async function openReviewSandbox(io: CliIo, unconfined: boolean): Promise<Sandbox> {
+  try {
+    const sandbox = await openSandbox({ env: io.env, unconfined });
+    if (!sandbox.confined) io.stderr(`terfyn: ${sandbox.description}\n`);
+    return sandbox;
+  } catch (e) {
+    if (e instanceof SandboxUnavailable) throw new UserError(`review: ${e.message}`);
+    throw e;
+  }
+}
+
+/** What `--stop` runs commands with: nothing; stopping a run executes no repository code. */
+const NOTHING_RUNS: Sandbox = {
+  confined: true,
+  description: "none: stopping a run executes nothing",
+  run: () => Promise.reject(new Error("stopping a run executes nothing")),
+};
 
 /**
  * `--stop RUN_DIR`: ends a run that is paused or not running (a running one holds the lock and
@@ -374,7 +428,10 @@ async function stop(
     const store = await ReviewRunStore.open(runDir, io.env);
     store.guard = () => lock.verify();
     const reason = `stopped by ${who}${text !== undefined ? `: ${text.trim()}` : ""}`;
-    const result = await stopReview(await localPorts(io, runDir, store, config, agents), reason);
+    const result = await stopReview(
+      await localPorts(io, runDir, store, config, agents, NOTHING_RUNS),
+      reason,
+    );
     if (!result.stopped)
       throw new UserError(
         `the run in ${shown} already ended ${result.state.terminal ?? "?"} (${result.state.reason ?? "no reason recorded"}); nothing stopped`,

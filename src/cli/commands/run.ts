@@ -9,6 +9,8 @@ import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
+import type { Sandbox } from "../../adapters/sandbox/sandbox.ts";
 import { killLiveProcessGroups } from "../../adapters/tools/process-groups.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
 import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
@@ -60,12 +62,19 @@ Options:
   --model-script FILE  drive every agent with this model script (offline, deterministic)
   --run-dir DIR        where to keep the run (default: the project's runs directory/<run id>)
   --resume RUN_DIR     continue a run that paused or stopped
+  --unconfined         run run_tests and command tools WITHOUT the sandbox, with this
+                       process's own powers, files and network (say so only for code you
+                       trust; the first line of the run's output says it)
   -h, --help           show this help
 
 The workspace tool's sandbox root and test command come from its declaration in .agent
 (tool NAME { workspace { root "…" testCommand "…" } }), else TERFYN_WORKSPACE_ROOT and
 TERFYN_WORKSPACE_TEST_COMMAND. Command and http tools run as their Tool resource declares
 (docs/tools.md); an external tool cannot run.
+
+run_tests and command tools execute inside a bubblewrap sandbox (docs/sandbox.md): only their
+directory writable, the run directory and state hidden, no network, nothing left running.
+Where no sandbox can be made the run is refused, saying what to install or enable.
 `;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
@@ -75,12 +84,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     "model-script": { type: "string" },
     "run-dir": { type: "string" },
     resume: { type: "string" },
+    unconfined: { type: "boolean" },
   });
   if (values.help) {
     io.stdout(RUN_HELP);
     return 0;
   }
   const scriptArg = values["model-script"] as string | undefined;
+  const unconfined = values.unconfined === true;
   if (values.resume !== undefined) {
     if (
       positionals.length > 0 ||
@@ -91,7 +102,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         "run: --resume RUN_DIR takes no workflow, --input-file or --run-dir (they are in the run directory)",
       );
     }
-    return resumeRun(resolve(io.cwd, values.resume as string), scriptArg, io);
+    return resumeRun(resolve(io.cwd, values.resume as string), scriptArg, io, unconfined);
   }
   const target = positionals[0];
   if (target === undefined || positionals.length > 1)
@@ -161,7 +172,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         ? resolve(ctx.root, project.settings.modelScript)
         : undefined;
   const program = compileProgram(project, workflow);
-  const prepared = await prepare(project, program, scriptPath, ctx.root, io);
+  const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
+    unconfined,
+    hide: [
+      resolve(ctx.root, project.settings.runsPath),
+      runDir,
+      resolve(ctx.root, project.settings.statePath),
+    ],
+  });
   const environment = resolveRunEnvironment(project, program, {
     projectRoot: ctx.root,
     cwd: io.cwd,
@@ -264,6 +282,7 @@ async function resumeRun(
   runDir: string,
   scriptArg: string | undefined,
   io: CliIo,
+  unconfined: boolean,
 ): Promise<number> {
   const store = new RunStore(runDir, io.env);
   // Read first, without the lock: a directory that is not a run is refused before anything is
@@ -272,7 +291,7 @@ async function resumeRun(
   const lock = takeRunLock(io, runDir, `terfyn run --resume`);
   try {
     store.guard = () => lock.verify();
-    return await resumeLocked(store, scriptArg, io, lock.tookOver);
+    return await resumeLocked(store, scriptArg, io, lock.tookOver, unconfined);
   } finally {
     lock.release();
   }
@@ -283,6 +302,7 @@ async function resumeLocked(
   scriptArg: string | undefined,
   io: CliIo,
   tookOver: LockOwner | undefined,
+  unconfined: boolean,
 ): Promise<number> {
   const runDir = store.dir;
   const state = (await store.readState()) as RunState & { force_script?: boolean };
@@ -351,7 +371,14 @@ async function resumeLocked(
     return 0;
   }
   const scriptPath = scriptArg !== undefined ? resolve(io.cwd, scriptArg) : state.model_script;
-  const prepared = await prepare(project, program, scriptPath, ctx.root, io);
+  const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
+    unconfined,
+    hide: [
+      resolve(ctx.root, project.settings.runsPath),
+      runDir,
+      resolve(ctx.root, project.settings.statePath),
+    ],
+  });
   io.stderr(
     `terfyn: resuming run ${state.run_id} (${history.length} journaled events) in ${shown}\n`,
   );
@@ -401,14 +428,25 @@ async function prepare(
   scriptPath: string | undefined,
   projectRoot: string,
   io: CliIo,
+  confinement: { unconfined: boolean; hide: string[] },
 ): Promise<Prepared> {
   const script = scriptPath !== undefined ? await ScriptedModel.load(scriptPath) : undefined;
   const interrupt = new AbortController();
+  let sandbox: Promise<Sandbox> | undefined;
   const tools = await buildToolPort(project, program, {
     projectRoot,
     cwd: io.cwd,
     env: io.env,
     signal: interrupt.signal,
+    hide: confinement.hide,
+    sandbox: () => {
+      sandbox ??= openSandbox({ env: io.env, unconfined: confinement.unconfined }).then((s) => {
+        // Said first, before anything runs, and again in the result's report line.
+        if (!s.confined) io.stderr(`terfyn: ${s.description}\n`);
+        return s;
+      });
+      return sandbox;
+    },
   });
   return { script, tools, interrupt };
 }

@@ -30,6 +30,8 @@ export interface AgentCall {
   writable: readonly string[];
   /** The repository's test command, for the agent's run_tests tool. */
   testCommand?: string;
+  /** Whether AGENTS.md lets the test command use the network. */
+  testNetwork?: boolean;
   /** Variables of the run's environment the repository's commands may see, by name. */
   passEnv: readonly string[];
 }
@@ -52,12 +54,18 @@ export interface CommandResult {
 
 export interface CommandPort {
   /**
-   * One of the repository's commands, in the run's work tree, with a timeout, in its own
-   * process group, with the environment stripped to the base variables plus `passEnv`.
+   * One of the repository's commands, in the run's work tree, inside the sandbox (only the
+   * work tree writable; no network unless `network`; nothing outlives it), with a timeout and
+   * the environment stripped to the base variables plus `passEnv`.
    */
   run(
     command: string,
-    options: { env?: Record<string, string>; passEnv: readonly string[] },
+    options: {
+      env?: Record<string, string>;
+      passEnv: readonly string[];
+      /** Whether AGENTS.md lets this command use the network (`network:`). */
+      network?: boolean;
+    },
   ): Promise<CommandResult>;
 }
 

@@ -58,11 +58,14 @@ export function artifactHash(bytes: string | Uint8Array): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
-export type GateCheck = { ok: true; hash: string } | { ok: false; reason: string; hash: string };
+export type GateCheck =
+  | { ok: true; hash: string }
+  | { ok: false; reason: string; hash: string; refused?: true };
 
 /**
  * The one check every gate and every publisher calls: is there an approval, for this gate, of
- * exactly these bytes?
+ * exactly these bytes, and no refusal of them? A refusal wins over any approval of the same
+ * bytes, whichever was recorded first.
  */
 export function checkGate(
   gate: GateName,
@@ -70,6 +73,14 @@ export function checkGate(
   log: readonly ApprovalEntry[],
 ): GateCheck {
   const hash = artifactHash(artifact);
+  const refusal = log.find((a) => a.gate === gate && a.hash === hash && a.decision === "deny");
+  if (refusal)
+    return {
+      ok: false,
+      hash,
+      refused: true,
+      reason: `the ${gate} gate's ${hash} was refused by ${refusal.by}${refusal.reason ? `: ${refusal.reason}` : ""}`,
+    };
   const mine = log.filter((a) => a.gate === gate && a.decision !== "deny");
   if (mine.some((a) => a.hash === hash)) return { ok: true, hash };
   if (mine.length > 0) {

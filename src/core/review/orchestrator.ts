@@ -53,12 +53,15 @@ function markDirectoryFailures(ports: ReviewPorts): ReviewPorts {
         throw e instanceof RunEnd ? e : new RunDirectoryFailure(e);
       }
     };
-  const { files } = ports;
+  const { files, notice } = ports;
+  // Every report says first what the reader must know before anything else in it.
+  const said = (n: string, t: string) =>
+    notice !== undefined && n === "report.md" ? `> **${notice}**\n\n${t}` : t;
   return {
     ...ports,
     files: {
       read: mark((n: string) => files.read(n)),
-      write: mark((n: string, t: string) => files.write(n, t)),
+      write: mark((n: string, t: string) => files.write(n, said(n, t))),
       size: mark((n: string) => files.size(n)),
     },
     readState: mark(() => ports.readState()),

@@ -123,6 +123,11 @@ export interface ReviewPorts {
   now(): string;
   progress(line: string): void;
   limits?: RefereeLimits;
+  /**
+   * Said first in every report of the run (report.md at a gate and at the end): how its
+   * commands were confined when that is not the sandbox, e.g. that they ran unconfined.
+   */
+  notice?: string;
 }
 
 export type ReviewOutcome =

@@ -50,6 +50,11 @@ export interface RepoFacts {
    * secret-shaped names are never passed whatever it says (see passableEnvNames).
    */
   environment?: string[];
+  /**
+   * The commands that may use the network (a `network:` line: command names such as
+   * `install`, or `all`). Every other command runs with no network at all.
+   */
+  network?: CommandFact[];
   /** The repository's conventions (the items under a "Conventions" heading), as written. */
   conventions?: string[];
   /** How the single-test command reports what ran (`test report:`): tap, junit <path>, or its summary. */
@@ -64,6 +69,25 @@ export const GATE_FACTS = ["format", "lint", "typecheck"] as const satisfies rea
 
 const ENV_KEYS = new Set(["environment", "env", "pass env", "environment variables"]);
 const REPORT_KEYS = new Set(["test report", "test output", "test format"]);
+const NETWORK_KEYS = new Set(["network", "network access", "needs network"]);
+
+/** The commands a `network:` value names: command names (and their aliases), or `all`. */
+export function networkFacts(value: string): CommandFact[] {
+  const out = new Set<CommandFact>();
+  const words = value
+    .replace(/\(.*\)/g, "")
+    .toLowerCase()
+    .split(/\s*(?:,|;|\band\b|`)\s*/)
+    .map((w) => w.trim())
+    .filter((w) => w !== "");
+  for (const w of words) {
+    if (w === "all" || w === "every command" || w === "all commands")
+      for (const f of COMMAND_FACTS) out.add(f);
+    const fact = ALIASES[w];
+    if (fact) out.add(fact);
+  }
+  return COMMAND_FACTS.filter((f) => out.has(f));
+}
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Names a repository may not ask for: credentials of the run, whatever they are called. */
 const SECRET_SHAPED = /TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE/i;
@@ -131,6 +155,10 @@ export function parseAgentsMd(text: string): RepoFacts {
         .split(/[\s,`]+/)
         .filter((n) => n !== "");
       facts.environment = [...(facts.environment ?? []), ...names];
+      continue;
+    }
+    if (kv && NETWORK_KEYS.has((kv[1] ?? "").toLowerCase().trim())) {
+      facts.network = [...new Set([...(facts.network ?? []), ...networkFacts(kv[2] ?? "")])];
       continue;
     }
     if (kv && REPORT_KEYS.has((kv[1] ?? "").toLowerCase().trim())) {

@@ -26,6 +26,7 @@ import { RunEnd } from "./phase.ts";
 import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
 import type { Verdict } from "./referee.ts";
 import {
+  type CommandFact,
   GATE_FACTS,
   isAppendedAtEnd,
   matchesAnyRepoPattern,
@@ -314,7 +315,7 @@ export class DoctrineSteps implements ReviewSteps {
   private async install(): Promise<void> {
     const install = (await this.repoFacts()).commands.install;
     if (!install) return;
-    const r = await this.sh(install);
+    const r = await this.sh(install, {}, "install");
     if (r.code !== 0)
       throw new RunEnd(
         "stuck",
@@ -372,10 +373,15 @@ export class DoctrineSteps implements ReviewSteps {
     return command;
   }
 
-  private async sh(command: string, env: Record<string, string> = {}) {
+  private async sh(command: string, env: Record<string, string>, fact: CommandFact) {
     await this.tree();
+    const network = (await this.repoFacts()).network?.includes(fact) ?? false;
     try {
-      return await this.fx.commands.run(command, { env, passEnv: await this.passEnv() });
+      return await this.fx.commands.run(command, {
+        env,
+        passEnv: await this.passEnv(),
+        ...(network ? { network } : {}),
+      });
     } catch (e) {
       return stuck(`the repository command \`${command}\` could not be run`, e);
     }
@@ -397,6 +403,7 @@ export class DoctrineSteps implements ReviewSteps {
       writable,
       passEnv: await this.passEnv(),
       ...(facts.commands.test ? { testCommand: facts.commands.test } : {}),
+      ...(facts.network?.includes("test") ? { testNetwork: true } : {}),
     };
     let out: Awaited<ReturnType<ReviewEffects["agents"]["run"]>>;
     try {
@@ -554,7 +561,7 @@ export class DoctrineSteps implements ReviewSteps {
     const tree = await this.tree();
     // A report left by an earlier run must not count for this one.
     if (this.report.kind === "junit") await tree.takeFile(this.report.path);
-    const r = await this.sh(command, env);
+    const r = await this.sh(command, env, "single test");
     const xml = this.report.kind === "junit" ? await tree.takeFile(this.report.path) : undefined;
     const e = testEvidence(this.report, test, r.output, xml);
     const ran = testRan(e);
@@ -585,7 +592,7 @@ export class DoctrineSteps implements ReviewSteps {
   async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
     await this.agent("Builder", `build-${iteration}`, plan, plan.files);
     const facts = await this.repoFacts();
-    const suite = await this.sh(await this.command("test"));
+    const suite = await this.sh(await this.command("test"), {}, "test");
     const gates: NonNullable<Verdict["gates"]> = [
       {
         gate: "test",
@@ -602,7 +609,7 @@ export class DoctrineSteps implements ReviewSteps {
         gates.push({ gate, status: "not declared" });
         continue;
       }
-      const r = await this.sh(command);
+      const r = await this.sh(command, {}, gate);
       gates.push({ gate, command, status: r.code === 0 ? "pass" : "fail", code: r.code });
       if (r.code !== 0 && !failedGate) failedGate = { gate, ...r };
     }

@@ -42,7 +42,7 @@ function gatePhase<N extends "gate-plan" | "gate-publish">(
       const log = await ctx.ports.approvals();
       const check = checkGate(gate, bytes, log);
       if (check.ok) return undefined;
-      if (log.some((a) => a.gate === gate && a.hash === check.hash && a.decision === "deny"))
+      if (check.refused)
         return end("not-approved", `the ${gate} gate's ${artifact} (${check.hash}) was refused`);
       return { await: { gate, hash: check.hash, artifact } };
     },
