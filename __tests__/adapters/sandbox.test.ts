@@ -58,13 +58,16 @@ describe("the sandbox's properties, each on its own", () => {
     try {
       const r = await runInSandbox(
         sandbox,
-        `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo; ls /proc | grep -E '^[0-9]+$' | wc -l; cat /proc/${process.pid}/environ 2>&1; cat /proc/${process.ppid}/environ 2>&1; echo END`,
+        `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo; echo "PROCESSES $(ls /proc | grep -cE '^[0-9]+$')"; [ -e /proc/${process.pid} ] && echo SAW-HOST-PROCESS; cat /proc/${process.pid}/environ 2>&1; cat /proc/${process.ppid}/environ 2>&1; echo END`,
         { writable: worktree, env: { GIVEN: "given-value" } },
       );
       expect(r.out).toContain("END");
       expect(r.out).toContain("given-value");
       expect(r.out).not.toContain("parent-secret-4b1d");
       expect(r.out).not.toContain("TERFYN_TEST_PARENT_SECRET");
+      // Its own PID namespace: only the sandbox's few processes exist, none of the host's.
+      expect(r.out).not.toContain("SAW-HOST-PROCESS");
+      expect(Number(/PROCESSES (\d+)/.exec(r.out)?.[1])).toBeLessThan(8);
     } finally {
       delete process.env.TERFYN_TEST_PARENT_SECRET;
     }
