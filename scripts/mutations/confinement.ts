@@ -146,4 +146,22 @@ export const CONFINEMENT: Mutation[] = [
     test: "__tests__/git-branch-writer.test.ts",
     filter: "mode change",
   },
+  {
+    group: "git",
+    guard: "no git process reads replace objects",
+    file: "src/adapters/git/git-process.ts",
+    find: '  GIT_NO_REPLACE_OBJECTS: "1",\n',
+    replace: "",
+    test: "__tests__/adapters/git-process.test.ts",
+    filter: "replace object",
+  },
+  {
+    group: "git",
+    guard: "push names the remote's receive-pack on the command line (config never read)",
+    file: "src/adapters/git/branch-writer.ts",
+    find: "      `--receive-pack=${RECEIVE_PACK}`,\n      remote,\n      `HEAD:${ref}`,",
+    replace: "      remote,\n      `HEAD:${ref}`,",
+    test: "__tests__/adapters/git-process.test.ts",
+    filter: "uploadpack and receivepack",
+  },
 ];

@@ -33,7 +33,6 @@
  * the hash again at the gate and inside every publisher.
  */
 
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -44,7 +43,8 @@ import { z } from "zod";
 import { readProjectDirectory } from "../adapters/fs/read-project.ts";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
-import { branchNameProblem, GIT_HARDENING, hardenedGitEnv } from "../adapters/git/branch-writer.ts";
+import { branchNameProblem } from "../adapters/git/branch-writer.ts";
+import { GitProcessError, hardenedGitEnv, runGitProcess } from "../adapters/git/git-process.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import {
   appEffects,
@@ -845,9 +845,7 @@ async function clone(
   if (url.startsWith("-")) throw new Error(`not a clone URL: ${url}`);
   await rm(p.clone, { recursive: true, force: true });
   await mkdir(dirname(p.clone), { recursive: true });
-  const env = hardenedGitEnv(auth);
   const args = [
-    ...GIT_HARDENING,
     "clone",
     "--quiet",
     "--no-tags",
@@ -858,24 +856,16 @@ async function clone(
     url,
     p.clone,
   ];
-  const stderr = await new Promise<string>((resolve, reject) => {
-    const child = spawn("git", args, { env, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (c: Buffer) => {
-      err += c.toString("utf8");
-    });
-    child.on("error", (e) => reject(new Error(`cannot run git: ${e.message}`)));
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(err)
-        : reject(
-            new Error(
-              `cloning the pull request's branch ${branch} failed (exit ${code}): ${err.trim().split("\n").at(-1) ?? ""}`,
-            ),
-          ),
+  try {
+    await runGitProcess(args, { env: hardenedGitEnv(auth) });
+  } catch (e) {
+    if (!(e instanceof GitProcessError)) throw e;
+    throw new Error(
+      e.exitCode === null
+        ? e.stderr
+        : `cloning the pull request's branch ${branch} failed (exit ${e.exitCode}): ${e.stderr.trim().split("\n").at(-1) ?? ""}`,
     );
-  });
-  void stderr;
+  }
 }
 
 /** The review-response agents shipped with Terfyn, found from this file (src/ or dist/). */

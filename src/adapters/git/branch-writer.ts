@@ -10,14 +10,14 @@
  * fast-forward only (a compare-and-swap `update-ref` after an ancestry check), and push a
  * branch fast-forward only.
  *
- * Git runs hardened, in one place (`runGit`): hooks, the fsmonitor hook, ssh command, pager,
- * editor, credential helper and the ext:: transport from any config file are overridden on the
- * command line, system config is not read, and the environment is an allowlist (no GIT_DIR,
- * no tokens).
+ * Git runs hardened, through the project's one git process (git-process.ts): hooks, the
+ * fsmonitor hook, ssh command, pager, editor, credential helper and the ext:: transport from any
+ * config file are overridden on the command line, system config and replace objects are not
+ * read, and the environment is an allowlist (no GIT_DIR, no tokens).
  *
  * What it cannot do: force-push, amend, reset, rebase, delete a branch or a ref, or rewrite
  * history in any other way. There is no method for any of those, and every git process this
- * module starts goes through one private `#run`, which first calls `assertAllowedGitArgs`: an
+ * module starts goes through one private `#run` and `runGit`, which first calls `assertAllowedGitArgs`: an
  * allowlist of the exact subcommands and options used here, behind a denylist that names each
  * forbidden form (`--force`, `-f`, `--force-with-lease`, `--amend`, `+refspec`, `reset --hard`,
  * `rebase`, `branch -d/-D`, `push --delete`, `:ref`, `update-ref -d`, `filter-branch`,
@@ -27,7 +27,6 @@
  * exits non-zero with empty stderr as a success, and `git merge-base --is-ancestor` says "no"
  * exactly that way (exit 1, no output). Here every exit code is checked.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import {
@@ -46,7 +45,7 @@ import {
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
-import { spawnTimer } from "../spawn-log.ts";
+import { GitProcessError, inheritedEnv, runGitProcess } from "./git-process.ts";
 
 /** A git argument list this module refuses to run. Thrown before any process starts. */
 export class ForbiddenGitOperation extends Error {
@@ -195,6 +194,12 @@ export function branchNameProblem(name: string): string | undefined {
   return undefined;
 }
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+/**
+ * The remote's programs, named on the command line: a `remote.<name>.uploadpack` or
+ * `receivepack` in the repository's configuration is a command git would run, and is never read.
+ */
+const UPLOAD_PACK = "git-upload-pack";
+const RECEIVE_PACK = "git-receive-pack";
 
 /** Exactly the git invocations the branch writer performs, and nothing else. */
 const ALLOWED: Record<string, Allowed> = {
@@ -318,7 +323,7 @@ const ALLOWED: Record<string, Allowed> = {
     check: (p) => (REMOTE_BRANCH.test(p[0] ?? "") ? undefined : "only refs/heads/<branch>"),
   },
   fetch: {
-    options: ["--no-tags", "--no-recurse-submodules", "--quiet"],
+    options: ["--no-tags", "--no-recurse-submodules", "--quiet", `--upload-pack=${UPLOAD_PACK}`],
     positionals: [2, 2],
     paths: false,
     // Source only: fetching into FETCH_HEAD writes no branch or tracking ref from our argv.
@@ -326,13 +331,19 @@ const ALLOWED: Record<string, Allowed> = {
       REMOTE_BRANCH.test(p[1] ?? "") ? undefined : "fetch takes exactly refs/heads/<branch>",
   },
   "ls-remote": {
-    options: [],
+    options: [`--upload-pack=${UPLOAD_PACK}`],
     positionals: [2, 2],
     paths: false,
     check: (p) => (REMOTE_BRANCH.test(p[1] ?? "") ? undefined : "only refs/heads/<branch>"),
   },
   push: {
-    options: ["--porcelain", "--no-recurse-submodules", "--no-follow-tags", "--quiet"],
+    options: [
+      "--porcelain",
+      "--no-recurse-submodules",
+      "--no-follow-tags",
+      "--quiet",
+      `--receive-pack=${RECEIVE_PACK}`,
+    ],
     positionals: [2, 2],
     paths: false,
     check: (p) => {
@@ -1041,7 +1052,15 @@ export class BranchWriter {
         "remote-branch-missing",
         `${remote} has no branch ${branch}; the run pushes only to the existing PR branch; stop and say so`,
       );
-    await this.#run(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", remote, ref]);
+    await this.#run([
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      "--no-recurse-submodules",
+      `--upload-pack=${UPLOAD_PACK}`,
+      remote,
+      ref,
+    ]);
     const fetched = (
       await this.#run(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"])
     ).stdout
@@ -1067,6 +1086,7 @@ export class BranchWriter {
       "--porcelain",
       "--no-follow-tags",
       "--no-recurse-submodules",
+      `--receive-pack=${RECEIVE_PACK}`,
       remote,
       `HEAD:${ref}`,
     ]);
@@ -1085,7 +1105,7 @@ export class BranchWriter {
   }
 
   async #remoteHead(remote: string, ref: string): Promise<string | undefined> {
-    const r = await this.#run(["ls-remote", remote, ref]);
+    const r = await this.#run(["ls-remote", `--upload-pack=${UPLOAD_PACK}`, remote, ref]);
     for (const line of r.stdout.toString("utf8").split("\n")) {
       const [sha, name] = line.split("\t");
       if (name === ref && sha) return sha;
@@ -1189,95 +1209,21 @@ async function filterOverrides(root: string, env: Record<string, string>): Promi
   );
 }
 
-/**
- * Configuration that would make git run a program the repository (or an agent that wrote into
- * it) chose: hooks, the fsmonitor hook, an ssh command, a pager, an editor, a credential helper,
- * the ext:: transport, signing, automatic gc. Given on the command line, it overrides every
- * config file. External diff drivers and textconv are off through `--no-ext-diff`/`--no-textconv`.
- */
-export const GIT_HARDENING: readonly string[] = [
-  "core.hooksPath=/dev/null",
-  "core.fsmonitor=false",
-  "core.sshCommand=ssh",
-  "core.pager=cat",
-  "core.editor=true",
-  "sequence.editor=true",
-  "core.askPass=",
-  "credential.helper=",
-  "protocol.ext.allow=never",
-  "commit.gpgSign=false",
-  "gc.auto=0",
-  "maintenance.auto=false",
-].flatMap((kv) => ["-c", kv]);
-
-/**
- * The environment of a git process that is not the branch writer's (the App's clone, the
- * run-state store): the parent's PATH, HOME, LANG and TMPDIR only, no global or system config,
- * no prompt, the C locale, then `extra` (a token header, GIT_DIR).
- */
-export function hardenedGitEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const k of ["PATH", "HOME", "LANG", "TMPDIR"]) {
-    const v = process.env[k];
-    if (v !== undefined) env[k] = v;
-  }
-  return {
-    ...env,
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_TERMINAL_PROMPT: "0",
-    LC_ALL: "C",
-    ...extra,
-  };
-}
-
-/** The only variables of the parent's environment git sees; everything else is dropped. */
-const INHERITED_ENV = ["PATH", "HOME", "LANG", "TMPDIR", "SSH_AUTH_SOCK"];
-
-/** Spawns git after the guard, hardened. Module-private: the only `spawn` in this file. */
+/** The one door to git for this module: the guard, then the project's hardened git process. */
 async function runGit(cwd: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   assertAllowedGitArgs(args);
-  const okCodes = options.okCodes ?? [0];
-  const inherited: Record<string, string> = {};
-  for (const k of INHERITED_ENV) {
-    const v = process.env[k];
-    if (v !== undefined) inherited[k] = v;
-  }
-  const timed = spawnTimer("git", args[0] ?? "");
-  const result = await new Promise<RunResult>((resolve, reject) => {
-    const child = spawn("git", [...GIT_HARDENING, ...(options.config ?? []), ...args], {
+  try {
+    return await runGitProcess(args, {
       cwd,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: {
-        ...inherited,
-        ...options.env,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_ATTR_NOSYSTEM: "1",
-        GIT_LITERAL_PATHSPECS: "1",
-        GIT_TERMINAL_PROMPT: "0",
-        GIT_EDITOR: "true",
-        LC_ALL: "C",
-      },
+      env: { ...inheritedEnv(["SSH_AUTH_SOCK"]), ...options.env, GIT_LITERAL_PATHSPECS: "1" },
+      ...(options.config ? { config: options.config } : {}),
+      ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+      ...(options.okCodes ? { okCodes: options.okCodes } : {}),
     });
-    const out: Buffer[] = [];
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => out.push(c));
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString("utf8");
-    });
-    child.on("error", (e) =>
-      reject(new GitCommandError(args, null, `cannot run git: ${e.message}`)),
-    );
-    child.on("close", (code) => {
-      timed?.();
-      resolve({ code, stdout: Buffer.concat(out), stderr });
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.stdin ?? "");
-  });
-  if (result.code === null || !okCodes.includes(result.code))
-    throw new GitCommandError(args, result.code, result.stderr);
-  return result;
+  } catch (e) {
+    if (e instanceof GitProcessError) throw new GitCommandError(args, e.exitCode, e.stderr);
+    throw e;
+  }
 }
 
 // ─────────────────────────────────────── helpers ─────────────────────────────────────────

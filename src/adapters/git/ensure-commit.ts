@@ -3,7 +3,7 @@
  * or head): if not, fetches exactly that commit from `origin`, shallowly. Fetching reads
  * objects only; nothing is checked out.
  */
-import { simpleGit } from "simple-git";
+import { runGitProcess } from "./git-process.ts";
 import { GitRevisionError } from "./read-revision.ts";
 
 export async function ensureCommit(
@@ -11,11 +11,12 @@ export async function ensureCommit(
   sha: string,
   log: (m: string) => void = () => {},
 ): Promise<void> {
-  const git = simpleGit({ baseDir: repoRoot });
   const present = async () => {
     try {
-      // rev-parse prints the id; simple-git waits extra on commands that print nothing.
-      return (await git.raw(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`])).trim() !== "";
+      const r = await runGitProcess(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`], {
+        cwd: repoRoot,
+      });
+      return r.stdout.toString("utf8").trim() !== "";
     } catch {
       return false;
     }
@@ -23,7 +24,10 @@ export async function ensureCommit(
   if (await present()) return;
   log(`fetching ${sha.slice(0, 7)} from origin`);
   try {
-    await git.raw(["fetch", "--no-tags", "--no-recurse-submodules", "--depth=1", "origin", sha]);
+    await runGitProcess(
+      ["fetch", "--no-tags", "--no-recurse-submodules", "--depth=1", "origin", sha],
+      { cwd: repoRoot },
+    );
   } catch (e) {
     throw new GitRevisionError(
       `commit ${sha} is not in the checkout and cannot be fetched (${(e as Error).message.split("\n")[0]}); use actions/checkout with fetch-depth: 0`,

@@ -6,8 +6,7 @@
  * only objects and touches no ref, index or work tree. Conflicting paths are reported, never
  * guessed at.
  */
-import { execFile } from "node:child_process";
-import { simpleGit } from "simple-git";
+import { GitProcessError, runGitProcess } from "./git-process.ts";
 import { GitRevisionError, resolveTree } from "./read-revision.ts";
 
 export interface MergeResult {
@@ -22,7 +21,9 @@ export interface MergeResult {
 
 async function parentsOf(repoRoot: string, commit: string): Promise<string[] | undefined> {
   try {
-    const raw = await simpleGit({ baseDir: repoRoot }).raw(["cat-file", "commit", commit]);
+    const raw = (
+      await runGitProcess(["cat-file", "commit", commit], { cwd: repoRoot })
+    ).stdout.toString("utf8");
     const header = raw.slice(0, raw.indexOf("\n\n") < 0 ? raw.length : raw.indexOf("\n\n"));
     return header
       .split("\n")
@@ -51,29 +52,19 @@ export async function mergeResult(
       return { tree, id: candidate, computed: false, conflicts: [] };
     }
   }
-  const git = simpleGit({ baseDir: repoRoot });
-  const attempt = () =>
-    new Promise<{ out: string; message: string }>((resolve) => {
-      // Exit 1 means "merged with conflicts" and still prints the tree: read stdout either way.
-      execFile(
-        "git",
-        [
-          "-c",
-          "core.hooksPath=/dev/null",
-          "merge-tree",
-          "--write-tree",
-          "--name-only",
-          "-z",
-          "--no-messages",
-          base,
-          head,
-        ],
-        { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" },
-        (error, stdout, stderr) => {
-          resolve({ out: String(stdout), message: String(stderr || error?.message || "") });
-        },
+  const attempt = async (): Promise<{ out: string; message: string }> => {
+    // Exit 1 means "merged with conflicts" and still prints the tree: read stdout either way.
+    try {
+      const r = await runGitProcess(
+        ["merge-tree", "--write-tree", "--name-only", "-z", "--no-messages", base, head],
+        { cwd: repoRoot, okCodes: [0, 1] },
       );
-    });
+      return { out: r.stdout.toString("utf8"), message: r.stderr };
+    } catch (e) {
+      if (e instanceof GitProcessError) return { out: "", message: e.stderr || e.message };
+      throw e;
+    }
+  };
   let r = await attempt();
   const parse = (out: string) => {
     const fields = out.split("\0");
@@ -86,7 +77,10 @@ export async function mergeResult(
   if (!parsed && (await isShallow(repoRoot))) {
     // A shallow clone may lack the merge base: deepen both sides once, then try again.
     try {
-      await git.raw(["fetch", "--no-tags", "--no-recurse-submodules", "--deepen=200", "origin"]);
+      await runGitProcess(
+        ["fetch", "--no-tags", "--no-recurse-submodules", "--deepen=200", "origin"],
+        { cwd: repoRoot },
+      );
     } catch {
       // Reported below with the original reason.
     }
@@ -103,9 +97,9 @@ export async function mergeResult(
 async function isShallow(repoRoot: string): Promise<boolean> {
   try {
     return (
-      (
-        await simpleGit({ baseDir: repoRoot }).raw(["rev-parse", "--is-shallow-repository"])
-      ).trim() === "true"
+      (await runGitProcess(["rev-parse", "--is-shallow-repository"], { cwd: repoRoot })).stdout
+        .toString("utf8")
+        .trim() === "true"
     );
   } catch {
     return false;

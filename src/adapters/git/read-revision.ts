@@ -11,10 +11,8 @@
  * followed: their target is not part of the reviewed tree. Read-only: this module never
  * writes to a repository.
  */
-import { spawn } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
-import { simpleGit } from "simple-git";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
   hasUnsafeFileName,
@@ -27,6 +25,12 @@ import {
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
+import { GitProcessError, runGitProcess } from "./git-process.ts";
+
+/** One git command's output as text (the project's hardened git process). */
+async function gitText(cwd: string, args: readonly string[]): Promise<string> {
+  return (await runGitProcess(args, { cwd })).stdout.toString("utf8");
+}
 
 export class GitRevisionError extends Error {}
 
@@ -54,10 +58,9 @@ export async function readProjectAtRevision(
   projectDir: string,
   revision: string,
 ): Promise<RevisionFiles> {
-  const git = simpleGit({ baseDir: projectDir });
   let top: string;
   try {
-    top = (await git.revparse(["--show-toplevel"])).trim();
+    top = (await gitText(projectDir, ["rev-parse", "--show-toplevel"])).trim();
   } catch {
     throw new GitRevisionError(
       `${projectDir} is not inside a git repository, so --against cannot read an earlier revision`,
@@ -74,13 +77,7 @@ const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 async function revParse(repoRoot: string, spec: string): Promise<string> {
   try {
     const out = (
-      await simpleGit({ baseDir: repoRoot }).raw([
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        spec,
-      ])
+      await gitText(repoRoot, ["rev-parse", "--verify", "--quiet", "--end-of-options", spec])
     ).trim();
     return OID.test(out) ? out : "";
   } catch {
@@ -215,7 +212,7 @@ export async function listTree(
 ): Promise<TreeEntry[]> {
   const args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", treeish];
   if (path !== undefined) args.push("--", path);
-  const listing = await simpleGit({ baseDir: repoRoot }).raw(args);
+  const listing = await gitText(repoRoot, args);
   return parseTreeListing(listing);
 }
 
@@ -240,53 +237,35 @@ export function parseTreeListing(listing: string): TreeEntry[] {
  * object ids only (hex), so nothing a committer chose can reach the protocol; each reply header
  * is checked against the id asked for, and a size that does not fit the output stops the read.
  */
-export function catBlobs(cwd: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
+export async function catBlobs(cwd: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
   const unique = [...new Set(oids)];
-  if (unique.length === 0) return Promise.resolve(new Map());
+  if (unique.length === 0) return new Map();
   for (const oid of unique)
     if (!OID.test(oid)) throw new GitRevisionError(`not a git object id: ${JSON.stringify(oid)}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", ["cat-file", "--batch"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    const chunks: Buffer[] = [];
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("error", (e) => reject(new GitRevisionError(`cannot run git: ${e.message}`)));
-    child.on("close", (code) => {
-      if (code !== 0) {
-        reject(new GitRevisionError(`git cat-file failed: ${stderr.trim()}`));
-        return;
-      }
-      const out = Buffer.concat(chunks);
-      const blobs = new Map<string, Buffer>();
-      let pos = 0;
-      for (const oid of unique) {
-        const eol = out.indexOf(10, pos);
-        if (eol < 0) {
-          reject(new GitRevisionError(`git cat-file ended early, before ${oid}`));
-          return;
-        }
-        const header = out.subarray(pos, eol).toString("latin1").split(" ");
-        pos = eol + 1;
-        if (header[0] !== oid) {
-          reject(new GitRevisionError(`git cat-file answered ${header[0]} for ${oid}`));
-          return;
-        }
-        if (header[1] === "missing") continue;
-        const size = Number(header[2]);
-        if (header[1] !== "blob" || !Number.isSafeInteger(size) || pos + size > out.length) {
-          reject(
-            new GitRevisionError(`unexpected git cat-file header for ${oid}: ${header.join(" ")}`),
-          );
-          return;
-        }
-        blobs.set(oid, out.subarray(pos, pos + size));
-        pos += size + 1;
-      }
-      resolve(blobs);
-    });
-    child.stdin.end(`${unique.join("\n")}\n`);
-  });
+  let out: Buffer;
+  try {
+    out = (await runGitProcess(["cat-file", "--batch"], { cwd, stdin: `${unique.join("\n")}\n` }))
+      .stdout;
+  } catch (e) {
+    if (e instanceof GitProcessError)
+      throw new GitRevisionError(`git cat-file failed: ${e.stderr.trim()}`);
+    throw e;
+  }
+  const blobs = new Map<string, Buffer>();
+  let pos = 0;
+  for (const oid of unique) {
+    const eol = out.indexOf(10, pos);
+    if (eol < 0) throw new GitRevisionError(`git cat-file ended early, before ${oid}`);
+    const header = out.subarray(pos, eol).toString("latin1").split(" ");
+    pos = eol + 1;
+    if (header[0] !== oid)
+      throw new GitRevisionError(`git cat-file answered ${header[0]} for ${oid}`);
+    if (header[1] === "missing") continue;
+    const size = Number(header[2]);
+    if (header[1] !== "blob" || !Number.isSafeInteger(size) || pos + size > out.length)
+      throw new GitRevisionError(`unexpected git cat-file header for ${oid}: ${header.join(" ")}`);
+    blobs.set(oid, out.subarray(pos, pos + size));
+    pos += size + 1;
+  }
+  return blobs;
 }

@@ -19,9 +19,8 @@
  * config), in a bare repository of its own that nothing else uses, with an environment that is
  * an allowlist; the token reaches it only as a header in git's own environment.
  */
-import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { GIT_HARDENING, hardenedGitEnv } from "../git/branch-writer.ts";
+import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-process.ts";
 
 /** Run ids as the App and the Action make and accept them: also a safe ref component and file name. */
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -182,38 +181,27 @@ export class RunStateRef {
     return commit;
   }
 
-  private git(
+  private async git(
     args: readonly string[],
     stdin?: Buffer,
     extraEnv: Record<string, string> = {},
     tolerate = false,
   ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
     const env = hardenedGitEnv({ GIT_DIR: this.c.gitDir, ...(this.c.auth ?? {}), ...extraEnv });
-    return new Promise((resolve, reject) => {
-      const child = spawn("git", [...GIT_HARDENING, ...args], {
+    try {
+      return await runGitProcess(args, {
         env,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdin: stdin ?? Buffer.alloc(0),
+        ...(tolerate ? { okCodes: Array.from({ length: 256 }, (_, i) => i) } : {}),
       });
-      const out: Buffer[] = [];
-      let err = "";
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => {
-        err += c.toString("utf8");
-      });
-      child.on("error", (e) => reject(new RunStateError(`cannot run git: ${e.message}`)));
-      child.on("close", (code) => {
-        const r = { code, stdout: Buffer.concat(out), stderr: err };
-        if (code === 0 || tolerate) resolve(r);
-        else
-          reject(
-            new RunStateError(
-              `git ${args[0]} failed (exit ${code}) on the run's state: ${err.trim().split("\n").at(-1) ?? ""}`,
-            ),
-          );
-      });
-      child.stdin.on("error", () => {});
-      child.stdin.end(stdin ?? Buffer.alloc(0));
-    });
+    } catch (e) {
+      if (!(e instanceof GitProcessError)) throw e;
+      if (e.exitCode === null && e.stderr.startsWith("cannot run git"))
+        throw new RunStateError(e.stderr);
+      throw new RunStateError(
+        `git ${args[0]} failed (exit ${e.exitCode}) on the run's state: ${e.stderr.trim().split("\n").at(-1) ?? ""}`,
+      );
+    }
   }
 }
 

@@ -4,10 +4,10 @@
  * Only the exact hash the run is waiting for is recorded; anything else records nothing. Who
  * approved: `--by`, else the git identity of the current directory, else the OS user.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
+import { runGitProcess } from "../../adapters/git/git-process.ts";
 import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
@@ -40,18 +40,17 @@ Options:
  * `git config KEY` in `cwd`, run without a shell (the CLI's environment decides which config
  * files git reads); undefined when unset or git is missing.
  */
-function gitConfig(io: CliIo, key: string): Promise<string | undefined> {
-  return new Promise((done) => {
-    execFile(
-      "git",
-      ["config", "--get", key],
-      { cwd: io.cwd, timeout: 5000, env: { ...process.env, ...io.env } },
-      (err, stdout) => {
-        const v = err ? "" : String(stdout).trim();
-        done(v === "" ? undefined : v);
-      },
-    );
-  });
+async function gitConfig(io: CliIo, key: string): Promise<string | undefined> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...io.env }))
+    if (v !== undefined) env[k] = v;
+  try {
+    const r = await runGitProcess(["config", "--get", key], { cwd: io.cwd, env });
+    const v = r.stdout.toString("utf8").trim();
+    return v === "" ? undefined : v;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Who approves: --by, else `Name <email>` from git config in the current directory, else the OS user. */
