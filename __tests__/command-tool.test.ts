@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,11 +44,12 @@ async function port(
   operations: string,
   grants: string[],
   env: Record<string, string | undefined> = { PATH },
+  effects: string[] = ["process.exec"],
 ) {
   const root = mkdtempSync(join(tmpdir(), "terfyn-cmd-"));
   for (const [name, text] of Object.entries(scripts))
     writeFileSync(join(root, name), text, { mode: 0o755 });
-  const { project, program } = toolProject(toolYaml(command, operations), grants, ["process.exec"]);
+  const { project, program } = toolProject(toolYaml(command, operations), grants, effects);
   const tools = await buildToolPort(project, program, {
     projectRoot: root,
     cwd: root,
@@ -178,6 +180,32 @@ setInterval(() => {}, 1000);
     expect(alive(), "the command's own child (in a session of its own) survived the timeout").toBe(
       false,
     );
+  });
+
+  it("has the network only in an operation that declares network.egress (the sandbox's own namespace otherwise)", async () => {
+    const server = createServer((sock) => sock.end("reached\n"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const listening = (server.address() as { port: number }).port;
+    const CONNECT = `const s = require("node:net").connect(${listening}, "127.0.0.1");
+s.on("data", (d) => process.stdout.write(JSON.stringify({ got: String(d).trim() })));
+s.on("error", (e) => process.stdout.write(JSON.stringify({ error: e.code })));
+`;
+    try {
+      const { call } = await port(
+        { "connect.cjs": CONNECT },
+        "argv: [node, connect.cjs]",
+        "offline: { effects: [process.exec] }\nonline: { effects: [process.exec, network.egress] }",
+        ["tool.t.offline", "tool.t.online"],
+        { PATH },
+        ["process.exec", "network.egress"],
+      );
+      const offline = await call("offline", {});
+      expect((offline.result as { stdout: unknown }).stdout).toEqual({ error: "ECONNREFUSED" });
+      const online = await call("online", {});
+      expect((online.result as { stdout: unknown }).stdout).toEqual({ got: "reached" });
+    } finally {
+      server.close();
+    }
   });
 
   it("caps stdout and says so", async () => {

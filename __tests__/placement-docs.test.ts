@@ -59,8 +59,11 @@ describe("the placement workflow file (docs/github-app-placement.md)", () => {
   it("runs the Action in review-fix mode (no checkout: the job clones the branch itself), inputs through with:, the key from secrets", () => {
     // biome-ignore lint/suspicious/noExplicitAny: workflow steps
     const steps = (Object.values(workflow.jobs)[0] as any).steps as Record<string, any>[];
-    expect(steps).toHaveLength(1);
-    expect(steps.some((s) => "run" in s)).toBe(false);
+    // The sandbox step, then the Action. No shell step holds an expression (script injection).
+    expect(steps).toHaveLength(2);
+    for (const s of steps.filter((s) => "run" in s)) expect(String(s.run)).not.toContain("${{");
+    expect(String(steps[0]?.run)).toContain("apt-get install -y bubblewrap");
+    expect(String(steps[0]?.run)).toContain("userns,");
     const terfyn = steps.find((s) => String(s.uses).startsWith("terfyn/terfyn@"));
     expect(terfyn?.with).toEqual({
       mode: "review-fix",

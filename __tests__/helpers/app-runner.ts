@@ -439,6 +439,7 @@ export async function reviewFixJob(
   origin: string,
   inputs: Record<string, string>,
   jobModel: () => Promise<ModelPort> = model,
+  runsDir = mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
 ): Promise<ReviewFixResult> {
   const all: Record<string, string> = { "github-token": "t", ...inputs };
   const rec = recordRequests();
@@ -451,7 +452,7 @@ export async function reviewFixJob(
           createGateway(token, repo, { fetch: globalThis.fetch, retries: 0 }),
         info: () => {},
         repoUrl: origin,
-        runsDir: mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
+        runsDir,
         agents: await agents(),
         model: jobModel,
         now: () => new Date(T0),

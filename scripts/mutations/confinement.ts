@@ -164,4 +164,22 @@ export const CONFINEMENT: Mutation[] = [
     test: "__tests__/adapters/git-process.test.ts",
     filter: "uploadpack and receivepack",
   },
+  {
+    group: "fail-closed",
+    guard: "the Action's review-fix jobs run the repository's commands in the sandbox",
+    file: "src/action/review-fix.ts",
+    find: "(deps.sandbox ?? (() => openSandbox({ env })))()",
+    replace: "(deps.sandbox ?? (() => openSandbox({ env, unconfined: true })))()",
+    test: "__tests__/confinement-attacks-actions.test.ts",
+    filter: "Actions placement",
+  },
+  {
+    group: "sandbox",
+    guard: "a command tool has the network only when its operation declares network.egress",
+    file: "src/adapters/workspace/tool-router.ts",
+    find: '    const network = tool.operations.get(op)?.effects.includes("network.egress") ?? false;',
+    replace: "    const network = true;",
+    test: "__tests__/command-tool.test.ts",
+    filter: "network only in an operation",
+  },
 ];

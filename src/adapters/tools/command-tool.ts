@@ -8,8 +8,8 @@
  * - The environment is exactly the declared allowlist (values from Terfyn's environment);
  *   nothing else is passed, not even PATH.
  * - It runs inside the sandbox (src/adapters/sandbox): the project root is the only writable
- *   directory, the run directory and state are hidden, no network; at the timeout the whole
- *   sandbox is killed.
+ *   directory, the run directory and state are hidden, no network unless the operation declares
+ *   the `network.egress` effect; at the timeout the whole sandbox is killed.
  * - stdout is kept up to the cap (the result: parsed when it is JSON), stderr's tail is kept.
  */
 import { constants } from "node:fs";
@@ -21,6 +21,8 @@ import type { Sandbox } from "../sandbox/sandbox.ts";
 export interface CommandOperation extends CommandReach {
   /** argv[0], resolved to an absolute path. */
   program: string;
+  /** The operation declares network.egress: its sandbox has the network. Default: none. */
+  network?: boolean;
 }
 
 export interface CommandToolConfig {
@@ -162,6 +164,7 @@ export class CommandTool {
         ...(this.config.hide ? { hide: this.config.hide } : {}),
         // Exactly the allowlist: a fresh object, never a copy of process.env.
         env: { ...this.config.env },
+        ...(op.network ? { network: true } : {}),
         timeoutMs: op.timeoutMs,
         stdin,
         ...(this.config.signal ? { signal: this.config.signal } : {}),

@@ -138,7 +138,9 @@ async function commandTool(
     } catch (e) {
       throw new ToolSetupError(`Tool/${tool.name} operation ${op}: ${(e as Error).message}`);
     }
-    operations.set(op, { ...reach, program });
+    // The network only for an operation that declares it (network.egress): what the plan shows.
+    const network = tool.operations.get(op)?.effects.includes("network.egress") ?? false;
+    operations.set(op, { ...reach, program, ...(network ? { network } : {}) });
   }
   const env: Record<string, string> = {};
   for (const name of tool.command?.env ?? []) {
