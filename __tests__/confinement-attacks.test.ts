@@ -13,27 +13,14 @@
  * assertion of the confined row can fail.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { attackPayload } from "./helpers/attacker.ts";
-import { buildReviewExample, REVIEW_SCRIPT, reviewState } from "./helpers/review-run.ts";
+import { describe, expect, it } from "vitest";
+import { attackScenario } from "./helpers/attacker.ts";
+import { buildReviewExample, reviewState } from "./helpers/review-run.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
 const CANARY = `terfyn-canary-${process.pid}-${Date.now()}`;
-
-const hosts: string[] = [];
-afterAll(() => {
-  // The unconfined row's forgers are meant to survive the run; they go here.
-  for (const h of hosts) {
-    try {
-      execFileSync("pkill", ["-f", h]);
-    } catch {}
-  }
-});
 
 /** The CLI as its own process, its environment holding the run's secrets (as a user's would). */
 function terfyn(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -60,35 +47,16 @@ function terfyn(args: string[], cwd: string): Promise<{ code: number | null; std
   });
 }
 
-interface Scenario {
+type Scenario = Awaited<ReturnType<typeof attackScenario>> & {
   b: ReturnType<typeof buildReviewExample>;
-  host: string;
-  connections: () => number;
-  server: Server;
   userConfig: () => string;
-}
+};
 
 async function scenario(): Promise<Scenario> {
   const b = buildReviewExample("terfyn-attacks-");
-  const host = mkdtempSync(join(tmpdir(), "terfyn-attacker-host-"));
-  hosts.push(host);
-  let connections = 0;
-  const server = createServer((s) => {
-    connections++;
-    s.resume();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  const script = parseYaml(readFileSync(REVIEW_SCRIPT, "utf8"));
-  const call = script.agents.TestWriter[0].toolCalls[0];
-  expect(call.input.path).toBe("test/add.test.js");
-  call.input.content =
-    attackPayload({ host, runs: join(b.runDir, ".."), port, canary: CANARY }) + call.input.content;
-  const file = join(b.runDir, "..", "attacker-script.yaml");
-  writeFileSync(file, stringifyYaml(script));
-  (b as Record<string, unknown>).script = file;
+  const attacker = await attackScenario({ runs: join(b.runDir, ".."), canary: CANARY });
   const userConfig = () => readFileSync(join(b.repo, ".git", "config"), "utf8");
-  return { b, host, connections: () => connections, server, userConfig };
+  return { ...attacker, b, userConfig };
 }
 
 const startArgs = (s: Scenario, extra: string[] = []) => [
@@ -100,7 +68,7 @@ const startArgs = (s: Scenario, extra: string[] = []) => [
   "--run-dir",
   s.b.runDir,
   "--model-script",
-  s.b.script as string,
+  s.script,
   ...extra,
 ];
 
@@ -152,7 +120,7 @@ describe("a prompt-injected TestWriter's payload, in local mode", () => {
       expect(s.userConfig()).toBe(configBefore);
       expect(s.connections()).toBe(0);
     } finally {
-      s.server.close();
+      s.done();
     }
   }, 120_000);
 
@@ -176,7 +144,7 @@ describe("a prompt-injected TestWriter's payload, in local mode", () => {
       expect(s.connections()).toBeGreaterThan(0);
       expect(readFileSync(join(s.b.runDir, "report.md"), "utf8")).toMatch(/^> \*\*UNCONFINED/);
     } finally {
-      s.server.close();
+      s.done();
     }
   }, 120_000);
 });

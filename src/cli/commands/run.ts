@@ -174,11 +174,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const program = compileProgram(project, workflow);
   const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
     unconfined,
-    hide: [
-      resolve(ctx.root, project.settings.runsPath),
-      runDir,
-      resolve(ctx.root, project.settings.statePath),
-    ],
+    hide: hiddenFromExecutedCode(ctx.root, project, runDir),
   });
   const environment = resolveRunEnvironment(project, program, {
     projectRoot: ctx.root,
@@ -208,6 +204,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     lock.release();
   }
+}
+
+/** What the commands a run executes must not see, even inside their directory: the runs, the state. */
+function hiddenFromExecutedCode(
+  root: string,
+  project: import("../../core/model/project.ts").ResolvedProject,
+  runDir: string,
+): string[] {
+  return [
+    resolve(root, project.settings.runsPath),
+    runDir,
+    resolve(root, project.settings.statePath),
+  ];
 }
 
 /** The workspace roots a run directory must stay out of. */
@@ -373,11 +382,7 @@ async function resumeLocked(
   const scriptPath = scriptArg !== undefined ? resolve(io.cwd, scriptArg) : state.model_script;
   const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
     unconfined,
-    hide: [
-      resolve(ctx.root, project.settings.runsPath),
-      runDir,
-      resolve(ctx.root, project.settings.statePath),
-    ],
+    hide: hiddenFromExecutedCode(ctx.root, project, runDir),
   });
   io.stderr(
     `terfyn: resuming run ${state.run_id} (${history.length} journaled events) in ${shown}\n`,
