@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { BranchWriter } from "../src/adapters/git/branch-writer.ts";
-import { gitAuthEnv } from "../src/app/review-runner.ts";
+import { gitAuthEnv } from "../src/adapters/review/review-runner.ts";
 
 describe("the installation token in git's environment", () => {
   it("git reads it as the origin's extra header, and the branch writer accepts that environment", async () => {

@@ -14,7 +14,7 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileRunLock, hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
-import { defaultModelBudget } from "../src/app/review-runner.ts";
+import { defaultModelBudget } from "../src/adapters/review/review-runner.ts";
 import { artifactHash } from "../src/core/review/gates.ts";
 import type { PublishArtifact } from "../src/core/review/ports.ts";
 import { recordRequests } from "./helpers/action-harness.ts";

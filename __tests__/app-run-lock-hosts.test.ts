@@ -16,7 +16,7 @@ import {
   RunLockHeldError,
   RunLockLostError,
 } from "../src/adapters/fs/run-lock.ts";
-import { inProcessRunner } from "../src/app/review-runner.ts";
+import { inProcessRunner } from "../src/adapters/review/review-runner.ts";
 import {
   DEFAULT_OTHER_HOST_STALE_MS,
   type HostFacts,

@@ -18,7 +18,7 @@ import {
   DEFAULT_TOKENS_PER_CALL,
   defaultModelBudget,
   defaultTokenBudget,
-} from "../src/app/review-runner.ts";
+} from "../src/adapters/review/review-runner.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
 import {
   agents,

@@ -8,7 +8,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostFacts } from "../src/adapters/fs/run-lock.ts";
-import type { InProcessRunner } from "../src/app/review-runner.ts";
+import type { InProcessRunner } from "../src/adapters/review/review-runner.ts";
 import { renderRunStatus } from "../src/core/render/run-status.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
 import {

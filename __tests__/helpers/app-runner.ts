@@ -19,12 +19,12 @@ import { createGateway } from "../../src/adapters/github/gateway.ts";
 import { appEffects } from "../../src/adapters/github/review-effects.ts";
 import { ModelRouter } from "../../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../../src/adapters/models/model-script.ts";
-import { terfynApp } from "../../src/app/app.ts";
 import {
   agentsProjectDir,
   type InProcessRunner,
   inProcessRunner,
-} from "../../src/app/review-runner.ts";
+} from "../../src/adapters/review/review-runner.ts";
+import { terfynApp } from "../../src/app/app.ts";
 import { parseLedger } from "../../src/core/app/triggers.ts";
 import type { ModelPort } from "../../src/core/engine/ports.ts";
 import { validateProject } from "../../src/core/validate.ts";

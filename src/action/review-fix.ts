@@ -18,7 +18,7 @@
  * the pull request's head by the API, a fork is refused, and the state loaded must be the one
  * the run's own status comment names (`state` in its ledger).
  *
- * The run itself is the App's in-process runner (src/app/review-runner.ts) over the same core:
+ * The run itself is the in-process runner (src/adapters/review/review-runner.ts) over the same core:
  * the clone and the fast-forward push with the workflow's token (in git's environment only),
  * replies and tickets through the guarded gateway, the run's status comment and check run.
  */
@@ -31,9 +31,8 @@ import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
 import { RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
+import { endedWell, findLedger, statusReporter } from "../adapters/github/status-reporter.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
-import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
-import { type Sandbox, SandboxUnavailable } from "../adapters/sandbox/sandbox.ts";
 import {
   gitAuthEnv,
   inProcessRunner,
@@ -41,8 +40,9 @@ import {
   parseSavedJob,
   type SavedJob,
   shippedAgents,
-} from "../app/review-runner.ts";
-import { endedWell, findLedger, statusReporter } from "../app/status-reporter.ts";
+} from "../adapters/review/review-runner.ts";
+import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
+import { type Sandbox, SandboxUnavailable } from "../adapters/sandbox/sandbox.ts";
 import {
   approvalCandidates,
   LABEL_ROLE,

@@ -18,11 +18,16 @@
  */
 
 import { run } from "probot";
+import {
+  defaultRunsDir,
+  inProcessRunner,
+  modelFromEnv,
+  shippedAgents,
+} from "../adapters/review/review-runner.ts";
 import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
 import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
-import { defaultRunsDir, inProcessRunner, modelFromEnv, shippedAgents } from "./review-runner.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
 const appSlug = process.env.TERFYN_APP_SLUG;

@@ -1,6 +1,7 @@
 /**
- * The App's in-process review runner (the `ReviewRunner` port app.ts calls): a label starts a
- * run, an approval resumes it, a stop or a push ends it. Each call returns at once; the work
+ * The in-process review runner (the `ReviewRunner` port of review-runner-port.ts, which the
+ * App's handlers and the Action's review-fix mode both use): a label starts a run, an approval
+ * resumes it, a stop or a push ends it. Each call returns at once; the work
  * runs after the webhook's handler has returned, one session at a time per run (and at most
  * `maxConcurrent` runs at once), and every failure, a GitHub API error included, becomes the
  * run's terminal state with its reason in the status comment, never an unhandled rejection.
@@ -40,40 +41,35 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { readProjectDirectory } from "../adapters/fs/read-project.ts";
-import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
-import { FileRunLock, hostFacts, RunLockHeldError } from "../adapters/fs/run-lock.ts";
-import { branchNameProblem } from "../adapters/git/branch-writer.ts";
-import { GitProcessError, hardenedGitEnv, runGitProcess } from "../adapters/git/git-process.ts";
-import { describeApiError } from "../adapters/github/client.ts";
-import {
-  appEffects,
-  LEFT_OUT_FILE,
-  type LeftOut,
-  readNotices,
-} from "../adapters/github/review-effects.ts";
-import { RUN_ID } from "../adapters/github/run-state-ref.ts";
-import { ModelRouter } from "../adapters/models/model-router.ts";
-import { ScriptedModel } from "../adapters/models/model-script.ts";
-import type { WorkFiles } from "../adapters/review/local-effects.ts";
-import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
-import type { Ledger } from "../core/app/triggers.ts";
-import type { ModelPort } from "../core/engine/ports.ts";
-import type { ResolvedProject } from "../core/model/project.ts";
-import type { RunStatusDetails } from "../core/render/run-status.ts";
-import { runReview } from "../core/review/orchestrator.ts";
-import type { TerminalState } from "../core/review/phases.ts";
-import type { ReviewOutcome, ReviewRunState } from "../core/review/ports.ts";
-import { DEFAULT_LIMITS } from "../core/review/referee.ts";
-import { composeReport } from "../core/review/report.ts";
-import { DoctrineSteps } from "../core/review/steps.ts";
+import type { Ledger } from "../../core/app/triggers.ts";
+import type { ModelPort } from "../../core/engine/ports.ts";
+import type { ResolvedProject } from "../../core/model/project.ts";
+import type { RunStatusDetails } from "../../core/render/run-status.ts";
+import { runReview } from "../../core/review/orchestrator.ts";
+import type { TerminalState } from "../../core/review/phases.ts";
+import type { ReviewOutcome, ReviewRunState } from "../../core/review/ports.ts";
+import { DEFAULT_LIMITS } from "../../core/review/referee.ts";
+import { composeReport } from "../../core/review/report.ts";
+import { DoctrineSteps } from "../../core/review/steps.ts";
 import {
   DEFAULT_OTHER_HOST_STALE_MS,
   type HostFacts,
   takeoverMessage,
-} from "../core/runs/run-lock.ts";
-import { validateProject } from "../core/validate.ts";
-import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./app.ts";
+} from "../../core/runs/run-lock.ts";
+import { validateProject } from "../../core/validate.ts";
+import { readProjectDirectory } from "../fs/read-project.ts";
+import { ReviewRunStore } from "../fs/review-run-store.ts";
+import { FileRunLock, hostFacts, RunLockHeldError } from "../fs/run-lock.ts";
+import { branchNameProblem } from "../git/branch-writer.ts";
+import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-process.ts";
+import { describeApiError } from "../github/client.ts";
+import { appEffects, LEFT_OUT_FILE, type LeftOut, readNotices } from "../github/review-effects.ts";
+import { RUN_ID } from "../github/run-state-ref.ts";
+import { ModelRouter } from "../models/model-router.ts";
+import { ScriptedModel } from "../models/model-script.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
+import type { WorkFiles } from "./local-effects.ts";
+import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./review-runner-port.ts";
 
 export interface InProcessRunnerOptions {
   /** The App's slug: commits are `<slug>[bot]`'s, and its replies are recognised by it. */

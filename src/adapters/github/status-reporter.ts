@@ -3,9 +3,10 @@
  * at the first update, edited in place after. The App uses it with its installation token; the
  * Action's review-fix mode with the workflow's token.
  */
-import type { GitHubGateway, IssueComment } from "../adapters/github/gateway.ts";
-import { type Ledger, parseLedger } from "../core/app/triggers.ts";
-import { type RunStatusDetails, renderRunStatus } from "../core/render/run-status.ts";
+
+import { type Ledger, parseLedger } from "../../core/app/triggers.ts";
+import { type RunStatusDetails, renderRunStatus } from "../../core/render/run-status.ts";
+import type { GitHubGateway, IssueComment } from "./gateway.ts";
 
 /** Where a run's progress is reported: the status comment and a check run on the head. */
 export interface RunReporter {
