@@ -1,0 +1,75 @@
+/**
+ * Fail closed at the front doors: where no sandbox can be made (here: no bwrap on PATH), `terfyn
+ * run` of a workflow that executes code and `terfyn review` refuse before anything runs, saying
+ * what to install; `--unconfined` runs, and says so first.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTerfyn } from "./helpers/cli.ts";
+import { buildReviewExample, reviewStartArgs } from "./helpers/review-run.ts";
+
+const EXAMPLE = join(import.meta.dirname, "..", "examples", "implement-review-loop");
+/** A PATH on which there is no bwrap (nor anything else). */
+const NO_BWRAP = { PATH: "/nonexistent-terfyn-bin" };
+
+function example() {
+  const base = mkdtempSync(join(tmpdir(), "terfyn-front-doors-"));
+  const dir = join(base, "p");
+  cpSync(EXAMPLE, dir, { recursive: true });
+  rmSync(join(dir, ".terfyn"), { recursive: true, force: true });
+  const ws = join(base, "ws");
+  mkdirSync(ws);
+  const args = [
+    "run",
+    "workflow/ImplementAndReview",
+    "--project",
+    dir,
+    "--input-file",
+    join(dir, "fixtures", "task.json"),
+    "--model-script",
+    join(dir, "fixtures", "model-script.yaml"),
+    "--run-dir",
+    join(base, "run"),
+  ];
+  return { base, dir, ws, args };
+}
+
+describe("no sandbox, no execution", () => {
+  it("terfyn run refuses a workflow whose agents run tests, naming bubblewrap; nothing runs", async () => {
+    const { ws, args, base } = example();
+    const r = await runTerfyn(args, base, {
+      ...NO_BWRAP,
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "touch ran",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/run_tests executes code, and no sandbox can be made here/);
+    expect(r.stderr).toMatch(/apt-get install bubblewrap/);
+    expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+    expect(existsSync(join(ws, "ran"))).toBe(false);
+    expect(existsSync(join(base, "run"))).toBe(false);
+  });
+
+  it("terfyn run --unconfined runs, and its first line says UNCONFINED", async () => {
+    const { ws, args, base } = example();
+    const r = await runTerfyn([...args, "--unconfined"], base, {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "true",
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split("\n")[0]).toMatch(/^terfyn: UNCONFINED/);
+  });
+
+  it("terfyn review refuses to start, naming bubblewrap; no run directory is made", async () => {
+    const b = buildReviewExample("terfyn-front-doors-review-");
+    const r = await runTerfyn(reviewStartArgs(b), b.repo, NO_BWRAP);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bubblewrap \(bwrap\) is not installed/);
+    expect(r.stderr).toMatch(/apt-get install bubblewrap/);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(existsSync(b.runDir)).toBe(false);
+  });
+});
