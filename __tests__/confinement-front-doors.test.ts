@@ -61,6 +61,19 @@ describe("no sandbox, no execution", () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split("\n")[0]).toMatch(/^terfyn: UNCONFINED/);
+    // The run's record says it too, first.
+    const shown = await runTerfyn(["runs", "show", join(base, "run")], base);
+    expect(shown.stdout.split("\n")[0]).toMatch(/^UNCONFINED: /);
+    const confined = example();
+    const ok = await runTerfyn(confined.args, confined.base, {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      TERFYN_WORKSPACE_ROOT: confined.ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "true",
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).not.toContain("UNCONFINED");
+    const plain = await runTerfyn(["runs", "show", join(confined.base, "run")], confined.base);
+    expect(plain.stdout).not.toContain("UNCONFINED");
   });
 
   it("terfyn review refuses to start, naming bubblewrap; no run directory is made", async () => {

@@ -424,6 +424,8 @@ interface Prepared {
   tools: import("../../core/engine/ports.ts").ToolPort;
   /** Aborted on SIGINT/SIGTERM while the run executes; the tools kill their process groups. */
   interrupt: AbortController;
+  /** This session's tools execute code without the sandbox (`--unconfined`). */
+  unconfined: boolean;
 }
 
 /** Everything that can be wrong before a run starts: the model script, sandbox root, test command. */
@@ -453,7 +455,9 @@ async function prepare(
       return sandbox;
     },
   });
-  return { script, tools, interrupt };
+  // Opened while the tools were set up, when any of them executes code.
+  const unconfined = sandbox !== undefined && !(await sandbox).confined;
+  return { script, tools, interrupt, unconfined };
 }
 
 async function execute(x: ExecuteInput): Promise<number> {
@@ -461,6 +465,8 @@ async function execute(x: ExecuteInput): Promise<number> {
   const now = () => (io.now?.() ?? new Date()).toISOString();
   const state = { ...x.state };
   delete state.awaiting;
+  // Kept once any session ran without the sandbox: `terfyn runs show` says it first.
+  if (x.prepared.unconfined) state.unconfined = true;
   let lastCheckpoint = 0;
   const watch = watchSignals(io, x.prepared.interrupt);
   try {

@@ -133,6 +133,11 @@ export async function runsCommand(argv: string[], io: CliIo): Promise<number> {
     }
     const shownDir = relative(io.cwd, dir) || dir;
     const lines = [
+      ...(s.unconfined
+        ? [
+            "UNCONFINED: a session of this run ran its tools' commands without the sandbox (--unconfined), with the user's own powers, files and network",
+          ]
+        : []),
       `run ${s.run_id}: workflow ${s.workflow}`,
       `status: ${s.status}`,
       `iteration: ${s.iteration}`,

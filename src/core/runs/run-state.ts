@@ -44,6 +44,8 @@ export interface RunState extends RunCursor {
    * resume where any differs is refused. Absent in runs started before it was recorded.
    */
   environment?: RunEnvironment;
+  /** Some session ran the run's commands without the sandbox (`--unconfined`). */
+  unconfined?: true;
   result?: unknown;
   error?: string;
   started_at: string;

@@ -1,0 +1,24 @@
+import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
+import{a as N}from"./chunk-DQ6IHHCE.js";import{a as y}from"./chunk-47WZ2WBW.js";import"./chunk-UOG3TGML.js";import"./chunk-HACHNXH4.js";import"./chunk-BUSIXZ24.js";import{d as E}from"./chunk-QI2KNCS3.js";import"./chunk-OR6N6DE3.js";import{a as x}from"./chunk-4XN5NKAZ.js";import{a as o,c as w}from"./chunk-PN36CQ7I.js";import"./chunk-UCBMOY5M.js";import"./chunk-SHCKTKL2.js";import"./chunk-CRHX2DYB.js";import"./chunk-PMPGV4OQ.js";import"./chunk-ML6YJ7H3.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-VWC3CUU7.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";import{readdir as k}from"node:fs/promises";import{join as $,relative as v,resolve as S}from"node:path";var R=`Usage: terfyn runs list [--project DIR] [--format text|json]
+       terfyn runs show RUN_DIR [--format text|json]
+
+list: every run under the project's runs directory: id, workflow, status, iteration, start.
+show: one run's state (status, iteration, cursor), what it awaits shown whole (a gated call's
+operation and every input field; an approve statement's value; a long value folded with its
+size and sha256), a count of its journal events by type, then its last events.
+With --format json: the same as a document with format_version "1"; show's holds the state,
+the awaited item and every journal event in full.
+
+Options:
+  --project DIR     the directory holding terfyn.yaml (default: .)
+  --format FORMAT   text (default) or json
+  --json            same as --format json
+  -h, --help        show this help
+`,T=8,_=160;async function L(m,r){let{values:i,positionals:l}=x("runs",m,{project:{type:"string"},format:{type:"string"},json:{type:"boolean"}});if(i.help||l.length===0)return r.stdout(R),i.help?0:1;let c=i.json?"json":i.format??"text";if(c!=="text"&&c!=="json")throw new w(`runs: --format must be text or json, not \`${c}\``);let[j,g,b]=l;if(j==="list"){if(g!==void 0)throw new w(`runs list: unexpected argument \`${g}\``);let f=await E(r,i.project),s=S(f.root,f.validation.project.settings.runsPath),t=[];try{t=(await k(s,{withFileTypes:!0})).filter(e=>e.isDirectory()).map(e=>e.name).sort()}catch{t=[]}let a=[],u=[];for(let e of t)try{let n=await new y($(s,e)).readState();a.push({dir:$(s,e),run_id:n.run_id,workflow:n.workflow,status:n.status,iteration:n.iteration,started_at:n.started_at,updated_at:n.updated_at,...n.awaiting?{awaiting:{hash:n.awaiting.hash,label:n.awaiting.label}}:{},...n.error?{error:n.error}:{}})}catch{u.push($(s,e))}if(c==="json")return r.stdout(`${JSON.stringify({format_version:"1",runs_dir:s,runs:a,not_runs:u},null,2)}
+`),0;if(t.length===0)return r.stdout(`no runs in ${o(v(r.cwd,s)||s)}
+`),0;for(let e of a)r.stdout(`${o(`${e.run_id}  ${e.workflow}  ${e.status}  iteration ${e.iteration}  started ${e.started_at}`)}
+`);for(let e of u)r.stdout(`${o(v(s,e))}  (not a run directory)
+`);return 0}if(j==="show"){if(g===void 0)throw new w("runs show: name the run directory");if(b!==void 0)throw new w(`runs show: unexpected argument \`${b}\``);let f=S(r.cwd,g),s=new y(f),t=await s.readState(),a=await s.readJournal(),u=new Map;for(let h of a)u.set(h.type,(u.get(h.type)??0)+1);let e=t.awaiting?t.awaiting.subject??I(a,t.awaiting):void 0;if(c==="json")return r.stdout(`${JSON.stringify({format_version:"1",dir:f,state:t,awaiting:t.awaiting?{...t.awaiting,...e?{subject:e}:{}}:null,journal:{events:a.length,by_type:Object.fromEntries(u)},events:a},null,2)}
+`),0;let n=v(r.cwd,f)||f,d=[...t.unconfined?["UNCONFINED: a session of this run ran its tools' commands without the sandbox (--unconfined), with the user's own powers, files and network"]:[],`run ${t.run_id}: workflow ${t.workflow}`,`status: ${t.status}`,`iteration: ${t.iteration}`,`cursor: ${t.cursor||"(start)"}`,`ir: ${t.ir_hash}`,`started: ${t.started_at}; updated: ${t.updated_at}`].map(h=>o(h));t.awaiting&&(d.push(`awaiting approval: ${o(t.awaiting.label)} (${o(t.awaiting.hash)})`),e?d.push(...N(e,{runDir:n})):d.push("  (this run was paused before Terfyn recorded what is awaited; see its journal)"),d.push(`  approve with: terfyn approve --run ${o(n)} --hash ${o(t.awaiting.hash)}`)),t.error&&d.push(`error: ${o(t.error)}`),d.push(`journal: ${a.length} events (${o([...u].map(([h,p])=>`${h} ${p}`).join(", "))})`);for(let h of a.slice(-T)){let p=JSON.stringify(h);d.push(`  ${o(p.slice(0,_))}${p.length>_?`\u2026 (${p.length-_} more characters: --format json shows every event whole)`:""}`)}return r.stdout(`${d.join(`
+`)}
+`),0}throw new w(`runs: unknown subcommand \`${j}\` (list or show)`)}function I(m,r){for(let i=m.length-1;i>=0;i--){let l=m[i];if(l?.type==="approval.requested"&&l.hash===r.hash&&l.step===r.step)return l.subject}}export{R as RUNS_HELP,L as runsCommand};
