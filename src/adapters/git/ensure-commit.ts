@@ -3,7 +3,7 @@
  * or head): if not, fetches exactly that commit from `origin`, shallowly. Fetching reads
  * objects only; nothing is checked out.
  */
-import { runGitProcess } from "./git-process.ts";
+import { gitText } from "./git-process.ts";
 import { GitRevisionError } from "./read-revision.ts";
 
 export async function ensureCommit(
@@ -13,10 +13,11 @@ export async function ensureCommit(
 ): Promise<void> {
   const present = async () => {
     try {
-      const r = await runGitProcess(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`], {
-        cwd: repoRoot,
-      });
-      return r.stdout.toString("utf8").trim() !== "";
+      return (
+        (
+          await gitText(repoRoot, ["rev-parse", "--verify", "--quiet", `${sha}^{commit}`])
+        ).trim() !== ""
+      );
     } catch {
       return false;
     }
@@ -24,10 +25,14 @@ export async function ensureCommit(
   if (await present()) return;
   log(`fetching ${sha.slice(0, 7)} from origin`);
   try {
-    await runGitProcess(
-      ["fetch", "--no-tags", "--no-recurse-submodules", "--depth=1", "origin", sha],
-      { cwd: repoRoot },
-    );
+    await gitText(repoRoot, [
+      "fetch",
+      "--no-tags",
+      "--no-recurse-submodules",
+      "--depth=1",
+      "origin",
+      sha,
+    ]);
   } catch (e) {
     throw new GitRevisionError(
       `commit ${sha} is not in the checkout and cannot be fetched (${(e as Error).message.split("\n")[0]}); use actions/checkout with fetch-depth: 0`,

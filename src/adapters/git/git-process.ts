@@ -136,3 +136,12 @@ export async function runGitProcess(
     throw new GitProcessError(args, result.code, result.stderr);
   return result;
 }
+
+/** One git command's standard output as text. */
+export async function gitText(
+  cwd: string,
+  args: readonly string[],
+  options: Omit<GitProcessOptions, "cwd"> = {},
+): Promise<string> {
+  return (await runGitProcess(args, { ...options, cwd })).stdout.toString("utf8");
+}

@@ -6,7 +6,7 @@
  * only objects and touches no ref, index or work tree. Conflicting paths are reported, never
  * guessed at.
  */
-import { GitProcessError, runGitProcess } from "./git-process.ts";
+import { GitProcessError, gitText, runGitProcess } from "./git-process.ts";
 import { GitRevisionError, resolveTree } from "./read-revision.ts";
 
 export interface MergeResult {
@@ -21,9 +21,7 @@ export interface MergeResult {
 
 async function parentsOf(repoRoot: string, commit: string): Promise<string[] | undefined> {
   try {
-    const raw = (
-      await runGitProcess(["cat-file", "commit", commit], { cwd: repoRoot })
-    ).stdout.toString("utf8");
+    const raw = await gitText(repoRoot, ["cat-file", "commit", commit]);
     const header = raw.slice(0, raw.indexOf("\n\n") < 0 ? raw.length : raw.indexOf("\n\n"));
     return header
       .split("\n")
@@ -96,11 +94,7 @@ export async function mergeResult(
 
 async function isShallow(repoRoot: string): Promise<boolean> {
   try {
-    return (
-      (await runGitProcess(["rev-parse", "--is-shallow-repository"], { cwd: repoRoot })).stdout
-        .toString("utf8")
-        .trim() === "true"
-    );
+    return (await gitText(repoRoot, ["rev-parse", "--is-shallow-repository"])).trim() === "true";
   } catch {
     return false;
   }

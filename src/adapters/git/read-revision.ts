@@ -25,12 +25,7 @@ import {
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
-import { GitProcessError, runGitProcess } from "./git-process.ts";
-
-/** One git command's output as text (the project's hardened git process). */
-async function gitText(cwd: string, args: readonly string[]): Promise<string> {
-  return (await runGitProcess(args, { cwd })).stdout.toString("utf8");
-}
+import { GitProcessError, gitText, runGitProcess } from "./git-process.ts";
 
 export class GitRevisionError extends Error {}
 

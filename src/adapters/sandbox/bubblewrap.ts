@@ -10,7 +10,8 @@
  */
 import { lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { resolveProgram } from "../fs/find-executable.ts";
 import {
   bubblewrapArgs,
   type HostView,
@@ -61,7 +62,9 @@ export class BubblewrapSandbox implements Sandbox {
       throw new SandboxUnavailable(
         `Terfyn runs the commands of agents and repositories only inside a sandbox, and the one it has (bubblewrap) needs Linux; this is ${platform}. Run on Linux (a container or VM will do), or, with the CLI only and at your own risk, pass --unconfined. See ${SANDBOX_DOCS}.`,
       );
-    const bwrap = findProgram(options.bwrap ?? "bwrap", options.searchPath ?? "");
+    const bwrap = await resolveProgram(options.bwrap ?? "bwrap", "/", options.searchPath).catch(
+      () => undefined,
+    );
     if (bwrap === undefined)
       throw new SandboxUnavailable(
         `bubblewrap (bwrap) is not installed, and Terfyn runs the commands of agents and repositories only inside it. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) and try again. See ${SANDBOX_DOCS}.`,
@@ -148,21 +151,4 @@ function realOrSelf(path: string): string {
   } catch {
     return path;
   }
-}
-
-function findProgram(name: string, searchPath: string): string | undefined {
-  const candidates = name.includes("/")
-    ? [name]
-    : searchPath
-        .split(delimiter)
-        .filter((d) => d.startsWith("/"))
-        .map((d) => join(d, name));
-  for (const c of candidates) {
-    try {
-      if (lstatSync(c).isFile() || lstatSync(realpathSync(c)).isFile()) return realpathSync(c);
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
 }

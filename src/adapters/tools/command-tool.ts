@@ -12,9 +12,6 @@
  *   the `network.egress` effect; at the timeout the whole sandbox is killed.
  * - stdout is kept up to the cap (the result: parsed when it is JSON), stderr's tail is kept.
  */
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { CommandReach } from "../../core/model/project.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 
@@ -63,35 +60,6 @@ export function argsFromInput(input: unknown): string[] {
     out.push(`--${key}`, typeof v === "string" ? v : JSON.stringify(v));
   }
   return out;
-}
-
-/** Resolves argv[0]: PATH for a bare name, the project root for a relative path. */
-export async function resolveProgram(
-  argv0: string,
-  projectRoot: string,
-  path: string | undefined,
-): Promise<string> {
-  const candidates = argv0.includes("/")
-    ? [isAbsolute(argv0) ? argv0 : resolve(projectRoot, argv0)]
-    : (path ?? "")
-        .split(delimiter)
-        .filter((d) => d !== "")
-        .map((d) => join(d, argv0));
-  for (const c of candidates) {
-    try {
-      if ((await stat(c)).isFile()) {
-        await access(c, constants.X_OK);
-        return c;
-      }
-    } catch {
-      // Not here, or not executable: try the next.
-    }
-  }
-  throw new Error(
-    argv0.includes("/")
-      ? `${argv0} (relative to the project root) is not an executable file`
-      : `${argv0} is not an executable found in PATH`,
-  );
 }
 
 export class CommandTool {

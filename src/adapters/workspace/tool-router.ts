@@ -11,8 +11,9 @@ import { resolve } from "node:path";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { ToolCall, ToolPort } from "../../core/engine/ports.ts";
 import type { HttpReach, ResolvedProject, ResolvedTool } from "../../core/model/project.ts";
+import { resolveProgram } from "../fs/find-executable.ts";
 import { type Sandbox, SandboxUnavailable } from "../sandbox/sandbox.ts";
-import { type CommandOperation, CommandTool, resolveProgram } from "../tools/command-tool.ts";
+import { type CommandOperation, CommandTool } from "../tools/command-tool.ts";
 import { HttpTool } from "../tools/http-tool.ts";
 import { type WorkspaceConfig, WorkspaceTool } from "./workspace-tool.ts";
 
