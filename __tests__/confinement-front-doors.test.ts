@@ -3,6 +3,7 @@
  * run` of a workflow that executes code and `terfyn review` refuse before anything runs, saying
  * what to install; `--unconfined` runs, and says so first.
  */
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,4 +86,31 @@ describe("no sandbox, no execution", () => {
     expect(r.stderr).not.toMatch(/internal error/);
     expect(existsSync(b.runDir)).toBe(false);
   });
+
+  it("the App does not start as a runner without a sandbox, naming bubblewrap", () => {
+    const root = join(import.meta.dirname, "..");
+    const start = (env: Record<string, string>) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(root, "node_modules", "tsx", "dist", "cli.mjs"),
+          join(root, "src", "app", "server.ts"),
+        ],
+        {
+          env: {
+            ...NO_BWRAP,
+            HOME: process.env.HOME ?? "/",
+            TERFYN_APP_SLUG: "terfyn-test",
+            ...env,
+          },
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
+    const r = start({ TERFYN_MODEL_SCRIPT: "/nonexistent.yaml" });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/terfyn app: bubblewrap \(bwrap\) is not installed/);
+    expect(r.stderr).toMatch(/never runs a repository's commands unconfined/);
+    expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+  }, 120_000);
 });

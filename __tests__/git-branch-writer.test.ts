@@ -680,7 +680,7 @@ describe("assertAllowedGitArgs: the guard in front of every git process", () => 
         "--no-follow-tags",
         "--no-recurse-submodules",
         "origin",
-        "HEAD:refs/heads/main",
+        "0123456789abcdef0123456789abcdef01234567:refs/heads/main",
       ],
       [
         "push",
@@ -689,9 +689,12 @@ describe("assertAllowedGitArgs: the guard in front of every git process", () => 
         "--no-recurse-submodules",
         "--receive-pack=git-receive-pack",
         "origin",
-        "HEAD:refs/heads/main",
+        "0123456789abcdef0123456789abcdef01234567:refs/heads/main",
       ],
       ["ls-remote", "--upload-pack=git-upload-pack", "origin", "refs/heads/main"],
+      ["init", "--bare", "--quiet", "--template=", "--object-format=sha1", "/tmp/t"],
+      ["rev-parse", "--show-object-format"],
+      ["config", "--get", "remote.origin.url"],
     ];
     for (const args of allowed) expect(() => assertAllowedGitArgs(args)).not.toThrow();
   });

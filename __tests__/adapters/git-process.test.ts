@@ -77,7 +77,7 @@ describe("one git door", () => {
     writeFileSync(join(work, "a.txt"), "a\n");
     git(work, "add", "-A");
     git(work, "commit", "-qm", "a");
-    git(work, "remote", "add", "origin", origin);
+    git(work, "remote", "add", "origin", `file://${origin}`);
     git(work, "push", "-q", "origin", "main");
     const base = git(work, "rev-parse", "HEAD");
     const marker = join(dir, "planted-ran");
@@ -86,11 +86,64 @@ describe("one git door", () => {
     chmodSync(script, 0o755);
     git(work, "config", "remote.origin.uploadpack", `sh -c 'touch ${marker}'; git-upload-pack`);
     git(work, "config", "remote.origin.receivepack", `sh -c 'touch ${marker}'; git-receive-pack`);
+    // The push runs in a transport repository that reads none of the repository's config; the
+    // pack programs are named on the command line as well, so not even a config git still reads
+    // there (the global one, for a remote named by its URL) can choose them.
+    const global = join(dir, "global.gitconfig");
+    writeFileSync(
+      global,
+      `[remote "file://${origin}"]\n\tuploadpack = sh -c 'touch ${marker}'; git-upload-pack\n\treceivepack = sh -c 'touch ${marker}'; git-receive-pack\n`,
+    );
     writeFileSync(join(work, "a.txt"), "b\n");
-    const w = await BranchWriter.open(work, { identity: { name: "t", email: "t@x" } });
+    const w = await BranchWriter.open(work, {
+      identity: { name: "t", email: "t@x" },
+      env: { GIT_CONFIG_GLOBAL: global },
+    });
     const sha = await w.commit("b", ["a.txt"], base);
     await w.push("origin", "main", base);
     expect(git(origin, "rev-parse", "refs/heads/main")).toBe(sha);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("insteadOf, pushInsteadOf, pushurl and http settings in the repository's config do not move the push", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-remote-url-"));
+    const origin = join(dir, "origin.git");
+    const decoy = join(dir, "decoy.git");
+    const work = join(dir, "work");
+    git(dir, "init", "-q", "--bare", "-b", "main", origin);
+    git(dir, "init", "-q", "--bare", "-b", "main", decoy);
+    git(dir, "init", "-q", "-b", "main", work);
+    writeFileSync(join(work, "a.txt"), "a\n");
+    git(work, "add", "-A");
+    git(work, "commit", "-qm", "a");
+    git(work, "remote", "add", "origin", origin);
+    git(work, "push", "-q", "origin", "main");
+    git(decoy, "fetch", "-q", origin, "main:main");
+    const base = git(work, "rev-parse", "HEAD");
+    // What code with write access to .git/config could plant to carry the push elsewhere.
+    git(work, "config", `url.${decoy}.insteadOf`, origin);
+    git(work, "config", `url.${decoy}.pushInsteadOf`, origin);
+    git(work, "config", "remote.origin.pushurl", decoy);
+    git(work, "config", "http.proxy", "http://127.0.0.1:9");
+    // Plain git is fooled: its push goes to the decoy.
+    expect(git(work, "remote", "get-url", "--push", "origin")).toBe(decoy);
+    writeFileSync(join(work, "a.txt"), "b\n");
+    const w = await BranchWriter.open(work, { identity: { name: "t", email: "t@x" } });
+    const sha = await w.commit("b", ["a.txt"], base);
+    expect(await w.push("origin", "main", base)).toEqual({
+      pushed: true,
+      before: base,
+      after: sha,
+    });
+    expect(git(origin, "rev-parse", "refs/heads/main")).toBe(sha);
+    expect(git(decoy, "rev-parse", "refs/heads/main")).toBe(base);
+    // The transport repository is gone, and nothing was written under the repository's refs.
+    const ours = readdirSync(tmpdir())
+      .filter((n) => n.startsWith("terfyn-transport-"))
+      .filter((n) => {
+        const alternates = join(tmpdir(), n, "objects", "info", "alternates");
+        return existsSync(alternates) && readFileSync(alternates, "utf8").includes(work);
+      });
+    expect(ours).toEqual([]);
   });
 });

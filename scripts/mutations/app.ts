@@ -272,4 +272,22 @@ export const APP: Mutation[] = [
     test: "__tests__/review-restore-work.test.ts",
     filter: "removal",
   },
+  {
+    group: "sandbox",
+    guard: "the Action's review-fix jobs run the repository's commands in the sandbox",
+    file: "src/action/review-fix.ts",
+    find: "(deps.sandbox ?? (() => openSandbox({ env })))()",
+    replace: "(deps.sandbox ?? (() => openSandbox({ env, unconfined: true })))()",
+    test: "__tests__/confinement-attacks-actions.test.ts",
+    filter: "Actions placement",
+  },
+  {
+    group: "sandbox",
+    guard: "the App does not start a runner without a sandbox",
+    file: "src/app/server.ts",
+    find: "    sandbox = await openSandbox({ env: process.env });",
+    replace: "    sandbox = await openSandbox({ env: process.env, unconfined: true });",
+    test: "__tests__/confinement-front-doors.test.ts",
+    filter: "App does not start as a runner without a sandbox",
+  },
 ];

@@ -1,8 +1,9 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
 /**
- * The guards of confinement (issue 20): the sandbox every executed command runs in, the gate
- * that a refusal wins, and the commit built from the approved bytes, each with the test that
- * must catch its removal. Run by scripts/mutate.ts (the `confinement` set).
+ * The guards of confinement (issue 20): the sandbox every executed command runs in and the one
+ * git door, each with the test that must catch its removal. Run by scripts/mutate.ts (the
+ * `confinement` set). The gate that a refusal wins and the commit of the approved bytes are in
+ * the doctrine set; the App's and the Action's refusals without a sandbox in the app set.
  */
 import type { Mutation } from "./mutation.ts";
 
@@ -101,52 +102,6 @@ export const CONFINEMENT: Mutation[] = [
     filter: "confined:",
   },
   {
-    group: "gates",
-    guard: "a refusal of the bytes wins over any approval of them",
-    file: "src/core/review/gates.ts",
-    find: "  if (refusal)\n",
-    replace: "  if (false)\n",
-    test: "__tests__/review-machinery.test.ts",
-    filter: "refusal of the bytes wins",
-  },
-  {
-    group: "publish",
-    guard: "the commit holds exactly the approved bytes",
-    file: "src/adapters/git/branch-writer.ts",
-    find: "        if (want !== got)\n",
-    replace: "        if (false)\n",
-    test: "__tests__/git-branch-writer.test.ts",
-    filter: "not the approved ones",
-  },
-  {
-    group: "publish",
-    guard: "no symbolic link is committed",
-    file: "src/adapters/git/branch-writer.ts",
-    find: '      if (now.kind === "symlink")\n        throw new BranchWriterRefusal(\n          "bad-path",\n          `${p} is a symbolic link in the work tree (to ${JSON.stringify(now.target)}); a run commits',
-    replace:
-      '      if (false)\n        throw new BranchWriterRefusal(\n          "bad-path",\n          `${p} is a symbolic link in the work tree (to ${JSON.stringify(now.target)}); a run commits',
-    test: "__tests__/git-branch-writer.test.ts",
-    filter: "symbolic link where a planned file",
-  },
-  {
-    group: "publish",
-    guard: "a link is never read as a deleted file (what compose binds and shows)",
-    file: "src/adapters/git/branch-writer.ts",
-    find: '    if (now?.kind === "symlink")\n',
-    replace: "    if (false)\n",
-    test: "__tests__/git-branch-writer.test.ts",
-    filter: "symbolic link where a planned file",
-  },
-  {
-    group: "publish",
-    guard: "no mode change is committed",
-    file: "src/adapters/git/branch-writer.ts",
-    find: '        if (was ? executable !== (mode === "100755") : executable)\n',
-    replace: "        if (false)\n",
-    test: "__tests__/git-branch-writer.test.ts",
-    filter: "mode change",
-  },
-  {
     group: "git",
     guard: "no git process reads replace objects",
     file: "src/adapters/git/git-process.ts",
@@ -159,19 +114,20 @@ export const CONFINEMENT: Mutation[] = [
     group: "git",
     guard: "push names the remote's receive-pack on the command line (config never read)",
     file: "src/adapters/git/branch-writer.ts",
-    find: "      `--receive-pack=${RECEIVE_PACK}`,\n      remote,\n      `HEAD:${ref}`,",
-    replace: "      remote,\n      `HEAD:${ref}`,",
+    find: "        `--receive-pack=${RECEIVE_PACK}`,\n        url,\n        `${local}:${ref}`,",
+    replace: "        url,\n        `${local}:${ref}`,",
     test: "__tests__/adapters/git-process.test.ts",
     filter: "uploadpack and receivepack",
   },
   {
-    group: "fail-closed",
-    guard: "the Action's review-fix jobs run the repository's commands in the sandbox",
-    file: "src/action/review-fix.ts",
-    find: "(deps.sandbox ?? (() => openSandbox({ env })))()",
-    replace: "(deps.sandbox ?? (() => openSandbox({ env, unconfined: true })))()",
-    test: "__tests__/confinement-attacks-actions.test.ts",
-    filter: "Actions placement",
+    group: "git",
+    guard:
+      "remote commands run in a transport repository that reads none of the repository's config",
+    file: "src/adapters/git/branch-writer.ts",
+    find: "        runGit(dir, args, { ...options, env: { ...this.#env, ...options.env, GIT_DIR: dir } }),",
+    replace: "        this.#run(args, options),",
+    test: "__tests__/adapters/git-process.test.ts",
+    filter: "insteadOf, pushInsteadOf",
   },
   {
     group: "sandbox",

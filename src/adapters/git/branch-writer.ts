@@ -204,7 +204,14 @@ const RECEIVE_PACK = "git-receive-pack";
 /** Exactly the git invocations the branch writer performs, and nothing else. */
 const ALLOWED: Record<string, Allowed> = {
   "rev-parse": {
-    options: ["--verify", "--quiet", "--show-toplevel", "--is-bare-repository", "--git-common-dir"],
+    options: [
+      "--verify",
+      "--quiet",
+      "--show-toplevel",
+      "--is-bare-repository",
+      "--git-common-dir",
+      "--show-object-format",
+    ],
     positionals: [0, 1],
     paths: false,
   },
@@ -231,9 +238,11 @@ const ALLOWED: Record<string, Allowed> = {
     positionals: [1, 1],
     paths: false,
     check: (p) =>
-      p[0] === "^filter\\." || /^branch\.[A-Za-z0-9._/-]+\.remote$/.test(p[0] ?? "")
+      p[0] === "^filter\\." ||
+      /^branch\.[A-Za-z0-9._/-]+\.remote$/.test(p[0] ?? "") ||
+      /^remote\.[A-Za-z0-9._-]+\.url$/.test(p[0] ?? "")
         ? undefined
-        : "config only reads the filter drivers or a branch's remote",
+        : "config only reads the filter drivers, a branch's remote or a remote's url",
   },
   "ls-tree": {
     options: ["-r", "-z", "--name-only", "--full-tree"],
@@ -316,6 +325,13 @@ const ALLOWED: Record<string, Allowed> = {
         ? undefined
         : "worktree only as `add --detach <dir> <sha>` or `prune`",
   },
+  init: {
+    // The push's transport repository: bare, no templates (hooks, config), at one new path.
+    options: ["--bare", "--quiet", "--template=", "--object-format=sha1", "--object-format=sha256"],
+    positionals: [1, 1],
+    paths: false,
+    check: (p) => (isAbsolute(p[0] ?? "") ? undefined : "init takes one absolute directory"),
+  },
   "check-ref-format": {
     options: [],
     positionals: [1, 1],
@@ -347,11 +363,10 @@ const ALLOWED: Record<string, Allowed> = {
     positionals: [2, 2],
     paths: false,
     check: (p) => {
-      const spec = p[1] ?? "";
-      if (!spec.startsWith("HEAD:")) return "push takes exactly HEAD:refs/heads/<branch>";
-      return REMOTE_BRANCH.test(spec.slice("HEAD:".length))
+      const [sha, dest, more] = (p[1] ?? "").split(":");
+      return FULL_SHA.test(sha ?? "") && REMOTE_BRANCH.test(dest ?? "") && more === undefined
         ? undefined
-        : "push takes exactly HEAD:refs/heads/<branch>";
+        : "push takes exactly <full commit id>:refs/heads/<branch>";
     },
   },
 };
@@ -1031,6 +1046,14 @@ export class BranchWriter {
    * Pushes HEAD to `remote`'s `branch`, fast-forward only: fetches the remote branch, refuses
    * unless its head is an ancestor of HEAD (and equals `expectedRemoteHead`, when given), pushes
    * with an explicit non-forcing refspec, then checks the remote now points at HEAD.
+   *
+   * `remote` is a remote's name, whose `remote.<name>.url` is read raw (no `insteadOf` applied),
+   * or a URL or path given as is. Every remote command then runs in a transport repository of
+   * its own: a bare repository this method makes in a temporary directory, with no config but
+   * what git init writes, which borrows this repository's objects through `alternates`. So no
+   * configuration of this repository reaches the transport: not `url.*.insteadOf` or
+   * `pushInsteadOf`, not `remote.*.pushurl`, `uploadpack` or `receivepack`, not `http.*` (a
+   * proxy, a certificate check), whoever wrote it.
    */
   async push(remote: string, branch: string, expectedRemoteHead?: string): Promise<PushResult> {
     if (typeof remote !== "string" || remote === "" || /^[-+:]/.test(remote) || /\s/.test(remote))
@@ -1045,72 +1068,114 @@ export class BranchWriter {
     )
       throw new BranchWriterRefusal("bad-ref", `not a branch name: ${JSON.stringify(branch)}`);
     const local = await this.head();
+    const url = await this.#remoteUrl(remote);
+    return this.#inTransport(async (run) => {
+      const before = await remoteHead(run, url, ref);
+      if (before === undefined)
+        throw new BranchWriterRefusal(
+          "remote-branch-missing",
+          `${remote} has no branch ${branch}; the run pushes only to the existing PR branch; stop and say so`,
+        );
+      await run([
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-recurse-submodules",
+        `--upload-pack=${UPLOAD_PACK}`,
+        url,
+        ref,
+      ]);
+      const fetched = (
+        await run(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"])
+      ).stdout
+        .toString("utf8")
+        .trim();
+      if (expectedRemoteHead !== undefined && fetched !== expectedRemoteHead)
+        throw new BranchWriterRefusal(
+          "remote-moved",
+          `${remote}/${branch} is at ${fetched}, not ${expectedRemoteHead}: the branch moved since the run started; stop and say so`,
+        );
+      const ancestor = await run(["merge-base", "--is-ancestor", fetched, local], {
+        okCodes: [0, 1],
+      });
+      if (ancestor.code !== 0)
+        throw new BranchWriterRefusal(
+          "behind-or-diverged",
+          `${remote}/${branch} (${fetched}) is not an ancestor of HEAD (${local}): the branch is behind or diverged; never force-push; stop and say so`,
+        );
+      if (fetched === local) return { pushed: false, before: fetched, after: local };
 
-    const before = await this.#remoteHead(remote, ref);
-    if (before === undefined)
-      throw new BranchWriterRefusal(
-        "remote-branch-missing",
-        `${remote} has no branch ${branch}; the run pushes only to the existing PR branch; stop and say so`,
-      );
-    await this.#run([
-      "fetch",
-      "--quiet",
-      "--no-tags",
-      "--no-recurse-submodules",
-      `--upload-pack=${UPLOAD_PACK}`,
-      remote,
-      ref,
-    ]);
-    const fetched = (
-      await this.#run(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"])
-    ).stdout
-      .toString("utf8")
-      .trim();
-    if (expectedRemoteHead !== undefined && fetched !== expectedRemoteHead)
-      throw new BranchWriterRefusal(
-        "remote-moved",
-        `${remote}/${branch} is at ${fetched}, not ${expectedRemoteHead}: the branch moved since the run started; stop and say so`,
-      );
-    const ancestor = await this.#run(["merge-base", "--is-ancestor", fetched, local], {
-      okCodes: [0, 1],
+      await run([
+        "push",
+        "--porcelain",
+        "--no-follow-tags",
+        "--no-recurse-submodules",
+        `--receive-pack=${RECEIVE_PACK}`,
+        url,
+        `${local}:${ref}`,
+      ]);
+      const after = await remoteHead(run, url, ref);
+      if (after !== local)
+        throw new BranchWriterRefusal(
+          "push-not-applied",
+          `after pushing, ${remote}/${branch} is at ${after ?? "nothing"}, not HEAD (${local}); stop and say so`,
+        );
+      return { pushed: true, before: fetched, after };
     });
-    if (ancestor.code !== 0)
-      throw new BranchWriterRefusal(
-        "behind-or-diverged",
-        `${remote}/${branch} (${fetched}) is not an ancestor of HEAD (${local}): the branch is behind or diverged; never force-push; stop and say so`,
-      );
-    if (fetched === local) return { pushed: false, before: fetched, after: local };
-
-    await this.#run([
-      "push",
-      "--porcelain",
-      "--no-follow-tags",
-      "--no-recurse-submodules",
-      `--receive-pack=${RECEIVE_PACK}`,
-      remote,
-      `HEAD:${ref}`,
-    ]);
-    const after = await this.#remoteHead(remote, ref);
-    if (after !== local)
-      throw new BranchWriterRefusal(
-        "push-not-applied",
-        `after pushing, ${remote}/${branch} is at ${after ?? "nothing"}, not HEAD (${local}); stop and say so`,
-      );
-    return { pushed: true, before: fetched, after };
   }
 
+  /**
+   * Where `remote` is: a configured remote's `url` exactly as written (`git config --get` applies
+   * no `insteadOf`), a relative path made absolute against the work tree; or `remote` itself
+   * when it is no remote's name but a URL or a path.
+   */
+  async #remoteUrl(remote: string): Promise<string> {
+    const named = /^[A-Za-z0-9._-]+$/.test(remote)
+      ? (await this.#run(["config", "--get", `remote.${remote}.url`], { okCodes: [0, 1] })).stdout
+          .toString("utf8")
+          .trim()
+      : "";
+    const url = named !== "" ? named : /[/:]/.test(remote) ? remote : undefined;
+    if (url === undefined || url.startsWith("-") || /[\0\n]/.test(url))
+      throw new BranchWriterRefusal(
+        "bad-ref",
+        `remote ${JSON.stringify(remote)} has no usable url in this repository's config; add one with git remote add`,
+      );
+    // `scheme://…` and scp-like `host:path` (a colon before any slash) are remote; else a path.
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) || /^[^/]+:/.test(url)) return url;
+    return resolvePath(this.root, url);
+  }
+
+  /**
+   * Runs `work` with git commands that run in a new bare repository of their own (see push),
+   * removed afterwards. Its objects are its own plus this repository's, through alternates.
+   */
+  async #inTransport<T>(work: (run: TransportRun) => Promise<T>): Promise<T> {
+    const format = (await this.#run(["rev-parse", "--show-object-format"])).stdout
+      .toString("utf8")
+      .trim();
+    const objects = join(await this.#commonDir(), "objects");
+    const dir = await mkdtemp(join(tmpdir(), "terfyn-transport-"));
+    try {
+      await runGit(
+        dir,
+        ["init", "--bare", "--quiet", "--template=", `--object-format=${format}`, dir],
+        {
+          env: this.#env,
+        },
+      );
+      await mkdir(join(dir, "objects", "info"), { recursive: true });
+      await writeFile(join(dir, "objects", "info", "alternates"), `${objects}\n`);
+      return await work((args, options = {}) =>
+        runGit(dir, args, { ...options, env: { ...this.#env, ...options.env, GIT_DIR: dir } }),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
   async #branchOrDetached(): Promise<string | undefined> {
     const r = await this.#run(["symbolic-ref", "--quiet", "HEAD"], { okCodes: [0, 1] });
     return r.code === 0 ? r.stdout.toString("utf8").trim() : undefined;
-  }
-
-  async #remoteHead(remote: string, ref: string): Promise<string | undefined> {
-    const r = await this.#run(["ls-remote", `--upload-pack=${UPLOAD_PACK}`, remote, ref]);
-    for (const line of r.stdout.toString("utf8").split("\n")) {
-      const [sha, name] = line.split("\t");
-      if (name === ref && sha) return sha;
-    }
-    return undefined;
   }
 
   async #assertNoOperationInProgress(): Promise<void> {
@@ -1210,6 +1275,23 @@ async function filterOverrides(root: string, env: Record<string, string>): Promi
 }
 
 /** The one door to git for this module: the guard, then the project's hardened git process. */
+/** A git command in a transport repository (BranchWriter.#inTransport). */
+type TransportRun = (args: string[], options?: RunOptions) => Promise<RunResult>;
+
+/** The commit `ref` points at on `url`, or undefined when it has no such ref. */
+async function remoteHead(
+  run: TransportRun,
+  url: string,
+  ref: string,
+): Promise<string | undefined> {
+  const r = await run(["ls-remote", `--upload-pack=${UPLOAD_PACK}`, url, ref]);
+  for (const line of r.stdout.toString("utf8").split("\n")) {
+    const [sha, name] = line.split("\t");
+    if (name === ref && sha) return sha;
+  }
+  return undefined;
+}
+
 async function runGit(cwd: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   assertAllowedGitArgs(args);
   try {
