@@ -14,7 +14,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/action/run.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { API, OWNER, REPO, recordRequests, runAction } from "./helpers/action-harness.ts";
-import { build, EXAMPLE, fakeGraphql } from "./helpers/app-runner.ts";
+import { build, EXAMPLE, fakeGraphql, STATE_KEY } from "./helpers/app-runner.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -31,6 +31,7 @@ async function runReviewFix(inputs: Record<string, string>) {
     GITHUB_WORKSPACE: mkdtempSync(join(tmpdir(), "terfyn-review-fix-")),
     GITHUB_API_URL: "https://api.github.com",
     "INPUT_GITHUB-TOKEN": "test-token",
+    "INPUT_STATE-KEY": STATE_KEY,
     INPUT_MODE: "review-fix",
   });
   for (const [k, v] of Object.entries(inputs)) process.env[`INPUT_${k.toUpperCase()}`] = v;
@@ -84,6 +85,16 @@ describe("mode: review-fix", () => {
       "a run id like an option",
       { "pull-request": "7", "head-sha": HEAD, run: "-x" },
       /input `run` must be a run id/,
+    ],
+    [
+      "no state key",
+      { "pull-request": "7", "head-sha": HEAD, "state-key": "" },
+      /needs input `state-key`: a secret of at least 32 characters \(this one has 0\)/,
+    ],
+    [
+      "a short state key",
+      { "pull-request": "7", "head-sha": HEAD, "state-key": "hunter2" },
+      /needs input `state-key`.*\(this one has 7\).*openssl rand -hex 32/,
     ],
   ];
   for (const [name, inputs, message] of badInputs) {
@@ -170,7 +181,12 @@ describe("mode: review-fix in the bundled Action (dist/index.js)", () => {
       event: "workflow_dispatch",
       payload: { inputs: { "pull-request": "7", "head-sha": ex.head } },
       workspace: mkdtempSync(join(tmpdir(), "terfyn-review-fix-")),
-      inputs: { mode: "review-fix", "pull-request": "7", "head-sha": ex.head },
+      inputs: {
+        mode: "review-fix",
+        "pull-request": "7",
+        "head-sha": ex.head,
+        "state-key": STATE_KEY,
+      },
       env: {
         GITHUB_SERVER_URL: server,
         TERFYN_MODEL_SCRIPT: join(EXAMPLE, "model-script.yaml"),

@@ -70,6 +70,7 @@ describe("the placement workflow file (docs/github-app-placement.md)", () => {
       "pull-request": ex("inputs.pull-request"),
       "head-sha": ex("inputs.head-sha"),
       run: ex("inputs.run"),
+      "state-key": ex("secrets.TERFYN_STATE_KEY"),
     });
     expect(terfyn?.env).toEqual({ ANTHROPIC_API_KEY: ex("secrets.ANTHROPIC_API_KEY") });
     for (const key of Object.keys(terfyn?.with ?? {})) expect(action.inputs).toHaveProperty(key);

@@ -5,14 +5,15 @@
  * files with safe names; a bad run id is no ref).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   isSafeStatePath,
   RunStateError,
   RunStateRef,
+  stateMac,
   stateRef,
 } from "../src/adapters/github/run-state-ref.ts";
 
@@ -26,12 +27,29 @@ function remote(): string {
   return dir;
 }
 
-const store = (url: string) =>
+const KEY = Buffer.from("k".repeat(64));
+
+const store = (url: string, key = KEY) =>
   new RunStateRef({
     gitDir: join(mkdtempSync(join(tmpdir(), "terfyn-state-job-")), "state.git"),
     url,
     identity: { name: "t", email: "t@x" },
+    key,
   });
+
+/** A state commit made by hand (someone who can push, not a job): `message` as its message. */
+function pushForged(url: string, run: string, files: Record<string, string>, message: string) {
+  const work = mkdtempSync(join(tmpdir(), "terfyn-state-forge-"));
+  git(work, "init", "-q");
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(work, path)), { recursive: true });
+    writeFileSync(join(work, path), text);
+  }
+  git(work, "add", "-A");
+  git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "-qm", message);
+  git(work, "push", "-q", "-f", url, `HEAD:${stateRef(run)}`);
+  return git(work, "rev-parse", "HEAD");
+}
 
 describe("refs/terfyn/runs/<run>", () => {
   it("saves and loads a run's files byte for byte; a run never saved has no state", async () => {
@@ -80,6 +98,40 @@ describe("refs/terfyn/runs/<run>", () => {
     git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "-qm", "forged");
     git(work, "push", "-q", url, `HEAD:${stateRef("r2")}`);
     await expect(store(url).load("r2")).rejects.toThrow(/only regular files/);
+  });
+
+  it("only a state signed with the workflow's key loads: none, another key's, or edited files are refused", async () => {
+    const url = remote();
+    const files = new Map([
+      ["job.json", Buffer.from('{"run":"r3"}\n')],
+      ["run/approvals.jsonl", Buffer.from("")],
+    ]);
+    const saved = await store(url).save("r3", files);
+    expect((await store(url).load("r3"))?.commit).toBe(saved);
+    // Saved by a job of another workflow (another key), or after the key was changed.
+    await expect(store(url, Buffer.from("o".repeat(64))).load("r3")).rejects.toThrow(
+      /carries a MAC this workflow's state key does not reproduce/,
+    );
+    // Pushed by hand: no MAC at all.
+    const forged = { "job.json": '{"run":"r3"}\n', "run/approvals.jsonl": '{"gate":"publish"}\n' };
+    pushForged(url, "r3", forged, "terfyn: the state of review-fix run r3");
+    await expect(store(url).load("r3")).rejects.toThrow(/carries no MAC/);
+    // The real MAC copied onto edited files (an approval appended).
+    const mac = stateMac(KEY, "r3", files);
+    pushForged(url, "r3", forged, `terfyn: state\n\nTerfyn-State-MAC: hmac-sha256:${mac}`);
+    await expect(store(url).load("r3")).rejects.toThrow(/does not reproduce/);
+    // The real MAC and files of one run, replayed as another run's state.
+    const asText = Object.fromEntries([...files].map(([p, b]) => [p, b.toString("utf8")]));
+    pushForged(url, "r4", asText, `terfyn: state\n\nTerfyn-State-MAC: hmac-sha256:${mac}`);
+    await expect(store(url).load("r4")).rejects.toThrow(/does not reproduce/);
+    // Two MAC lines (one right, one not) are no MAC a job wrote.
+    const two = `terfyn: state\n\nTerfyn-State-MAC: hmac-sha256:${mac}\nTerfyn-State-MAC: hmac-sha256:${"0".repeat(64)}`;
+    pushForged(url, "r3", asText, two);
+    await expect(store(url).load("r3")).rejects.toThrow(/does not reproduce/);
+  });
+
+  it("a state key shorter than 32 bytes is refused", () => {
+    expect(() => store(remote(), Buffer.from("short"))).toThrow(/needs at least 32/);
   });
 
   it("run ids that are not a plain ref component are refused", () => {

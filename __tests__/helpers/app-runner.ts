@@ -17,6 +17,7 @@ import { readProjectDirectory } from "../../src/adapters/fs/read-project.ts";
 import { hostFacts } from "../../src/adapters/fs/run-lock.ts";
 import { createGateway } from "../../src/adapters/github/gateway.ts";
 import { appEffects } from "../../src/adapters/github/review-effects.ts";
+import { stateMac } from "../../src/adapters/github/run-state-ref.ts";
 import { ModelRouter } from "../../src/adapters/models/model-router.ts";
 import { ScriptedModel } from "../../src/adapters/models/model-script.ts";
 import {
@@ -430,6 +431,42 @@ export const restartedRunner = (
     log: (l) => lines.push(l),
   });
 
+/** The workflow's state key in tests (input `state-key`): what signs the run's state. */
+export const STATE_KEY = "terfyn-test-state-key-".padEnd(64, "k");
+
+/**
+ * A run's state as someone who can push forges it: the saved state at
+ * `refs/terfyn/runs/<run>` of `origin`, changed by `edit` in a checkout of it, committed as the
+ * ref's next commit and pushed. Signed with `key` (a writer who also holds the workflow's state
+ * key), or unsigned when `key` is undefined. Returns the forged commit.
+ */
+export function forgeState(
+  origin: string,
+  run: string,
+  edit: (work: string) => void,
+  key: string | null = STATE_KEY,
+): string {
+  const work = mkdtempSync(join(tmpdir(), "terfyn-forge-"));
+  execFileSync("git", ["init", "-q", work]);
+  git(work, "fetch", "-q", origin, `refs/terfyn/runs/${run}`);
+  git(work, "checkout", "-q", "FETCH_HEAD");
+  edit(work);
+  git(work, "add", "-A");
+  const files = new Map(
+    git(work, "ls-files", "-z")
+      .split("\0")
+      .filter((p) => p !== "")
+      .map((p) => [p, readFileSync(join(work, p))] as const),
+  );
+  const mac =
+    key === null
+      ? ""
+      : `\n\nTerfyn-State-MAC: hmac-sha256:${stateMac(Buffer.from(key), run, files)}`;
+  git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "--allow-empty", "-qm", `forged${mac}`);
+  git(work, "push", "-q", origin, `HEAD:refs/terfyn/runs/${run}`);
+  return git(work, "rev-parse", "HEAD");
+}
+
 /**
  * One job of the Action's review-fix mode on a fresh machine (an empty runs directory), with
  * the inputs a dispatch gives, against the bare remote `origin`; every request is checked
@@ -441,7 +478,7 @@ export async function reviewFixJob(
   jobModel: () => Promise<ModelPort> = model,
   runsDir = mkdtempSync(join(tmpdir(), "terfyn-rf-job-")),
 ): Promise<ReviewFixResult> {
-  const all: Record<string, string> = { "github-token": "t", ...inputs };
+  const all: Record<string, string> = { "github-token": "t", "state-key": STATE_KEY, ...inputs };
   const rec = recordRequests();
   try {
     return await reviewFix(

@@ -290,4 +290,22 @@ export const APP: Mutation[] = [
     test: "__tests__/confinement-front-doors.test.ts",
     filter: "App does not start as a runner without a sandbox",
   },
+  {
+    group: "state",
+    guard: "a state loads only with the MAC the workflow's state key reproduces",
+    file: "src/adapters/github/run-state-ref.ts",
+    find: "    if (got.length !== want.length || !timingSafeEqual(got, want))",
+    replace: "    if (false)",
+    test: "__tests__/action-review-fix-run.test.ts",
+    filter: "without the workflow key's MAC",
+  },
+  {
+    group: "state",
+    guard: "a review-fix job without a state key runs nothing",
+    file: "src/action/review-fix.ts",
+    find: "  if (stateKey.length < MIN_STATE_KEY_BYTES)",
+    replace: "  if (false)",
+    test: "__tests__/action-review-fix.test.ts",
+    filter: "state key",
+  },
 ];

@@ -30,7 +30,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { ReviewRunStore } from "../adapters/fs/review-run-store.ts";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/gateway.ts";
-import { RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
+import { MIN_STATE_KEY_BYTES, RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
 import { endedWell, findLedger, statusReporter } from "../adapters/github/status-reporter.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
 import {
@@ -65,6 +65,8 @@ export interface ReviewFixInputs {
   /** The run's model-call and token budgets over all its jobs; absent: the runner's defaults. */
   maxModelCalls?: number;
   maxTokens?: number;
+  /** The key of the run state's MAC (input `state-key`): never printed. */
+  stateKey: Buffer;
 }
 
 /** The inputs, validated; throws ReviewFixInputError naming the input and what it accepts. */
@@ -95,7 +97,14 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
   };
   const maxModelCalls = budget("max-model-calls");
   const maxTokens = budget("max-tokens");
+  // Fail closed: a state this job cannot verify is no state, so without a key nothing runs.
+  const stateKey = Buffer.from(getInput("state-key").trim(), "utf8");
+  if (stateKey.length < MIN_STATE_KEY_BYTES)
+    throw new ReviewFixInputError(
+      `mode review-fix needs input \`state-key\`: a secret of at least ${MIN_STATE_KEY_BYTES} characters (this one has ${stateKey.length}) that signs the run's state between jobs, so a job loads only state a job of this workflow saved. Make one with \`openssl rand -hex 32\`, store it as the secret TERFYN_STATE_KEY, and pass \`state-key: \${{ secrets.TERFYN_STATE_KEY }}\` (docs/github-app-placement.md)`,
+    );
   return {
+    stateKey,
     pullRequest: Number(pr),
     headSha: head.toLowerCase(),
     ...(run !== "" ? { run } : {}),
@@ -255,6 +264,7 @@ async function runJob(
     url,
     auth,
     identity: { name: ACTIONS_BOT, email: "41898282+github-actions[bot]@users.noreply.github.com" },
+    key: inputs.stateKey,
   });
   let restored: WorkFiles | undefined;
   const r = inProcessRunner({

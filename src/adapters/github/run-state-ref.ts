@@ -11,14 +11,17 @@
  * one state cannot both save: the second push is refused as non-fast-forward.
  *
  * What is read back is hostile data (anyone who can push to the repository can push this ref):
- * only regular files (mode 100644) under the names `files` allows are accepted, each path is
- * checked before it is written, and the caller binds the commit it loads to the one its own
- * status comment names.
+ * a state is loaded only when its commit carries a MAC over the run id and every file (HMAC-
+ * SHA256, keyed by the workflow's state key: a secret the executed code never sees) that this
+ * key reproduces; only regular files (mode 100644) under the names `files` allows are accepted,
+ * each path is checked before it is written, and the caller binds the commit it loads to the one
+ * its own status comment names.
  *
  * git runs hardened (no hooks, no credential helper, no ext:: transport, no global or system
  * config), in a bare repository of its own that nothing else uses, with an environment that is
  * an allowlist; the token reaches it only as a header in git's own environment.
  */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-process.ts";
 
@@ -45,6 +48,36 @@ export interface RunStateConfig {
   auth?: Record<string, string>;
   /** Author and committer of state commits. */
   identity: { name: string; email: string };
+  /**
+   * The key of the state's MAC: what signs a save and what a load must reproduce. Every job of
+   * the repository's workflow has it; nothing the run executes does.
+   */
+  key: Buffer;
+}
+
+/** The trailer of a state commit's message that carries its MAC. */
+const MAC_TRAILER = "Terfyn-State-MAC: hmac-sha256:";
+
+/** The shortest state key accepted: 32 bytes (`openssl rand -hex 32` gives 64 characters). */
+export const MIN_STATE_KEY_BYTES = 32;
+
+/**
+ * The MAC of a run's state: HMAC-SHA256 under `key` of the run id and each file's path and
+ * SHA-256, in path order, each part ended by a NUL (no path or id holds one).
+ */
+export function stateMac(key: Buffer, run: string, files: ReadonlyMap<string, Buffer>): string {
+  const mac = createHmac("sha256", key).update(`terfyn-run-state-v1\0${run}\0`);
+  for (const path of [...files.keys()].sort(byCodeUnit))
+    mac.update(
+      `${path}\0${createHash("sha256")
+        .update(files.get(path) as Buffer)
+        .digest("hex")}\0`,
+    );
+  return mac.digest("hex");
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export interface LoadedState {
@@ -65,6 +98,10 @@ export function stateRef(run: string): string {
 export class RunStateRef {
   constructor(private readonly c: RunStateConfig) {
     if (c.url.startsWith("-")) throw new RunStateError(`not a repository URL: ${c.url}`);
+    if (c.key.length < MIN_STATE_KEY_BYTES)
+      throw new RunStateError(
+        `the state key has ${c.key.length} bytes; it needs at least ${MIN_STATE_KEY_BYTES}`,
+      );
   }
 
   private async init(): Promise<void> {
@@ -114,6 +151,19 @@ export class RunStateRef {
       if (total > MAX_BYTES) throw new RunStateError(`${ref} holds more than ${MAX_BYTES} bytes`);
       files.set(path, bytes);
     }
+    // Only a state this repository's own jobs saved: its MAC, under the key they hold.
+    const message = (await this.git(["cat-file", "commit", commit])).stdout.toString("utf8");
+    const body = message.slice(message.indexOf("\n\n") + 2);
+    const carried = body
+      .split("\n")
+      .filter((l) => l.startsWith(MAC_TRAILER))
+      .map((l) => l.slice(MAC_TRAILER.length).trim());
+    const want = Buffer.from(stateMac(this.c.key, run, files), "hex");
+    const got = carried.length === 1 ? Buffer.from(carried[0] as string, "hex") : Buffer.alloc(0);
+    if (got.length !== want.length || !timingSafeEqual(got, want))
+      throw new RunStateError(
+        `${ref} (${commit.slice(0, 12)}) ${carried.length === 0 ? "carries no MAC" : "carries a MAC this workflow's state key does not reproduce"}: it was not saved by a job of this workflow (or the key changed since), so it is not loaded`,
+      );
     return { commit, files };
   }
 
@@ -128,7 +178,7 @@ export class RunStateRef {
       throw new RunStateError(`not a commit: ${parent}`);
     await this.init();
     const index = [] as string[];
-    for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [path, bytes] of [...files].sort(([a], [b]) => byCodeUnit(a, b))) {
       if (!isSafeStatePath(path))
         throw new RunStateError(`a run file has an unsafe name ${JSON.stringify(path)}`);
       const sha = (await this.git(["hash-object", "-w", "--stdin"], bytes)).stdout
@@ -152,6 +202,8 @@ export class RunStateRef {
           ...(parent ? ["-p", parent] : []),
           "-m",
           `terfyn: the state of review-fix run ${run}`,
+          "-m",
+          `${MAC_TRAILER}${stateMac(this.c.key, run, files)}`,
           tree,
         ],
         undefined,
