@@ -230,7 +230,7 @@ export const APP: Mutation[] = [
   {
     group: "status",
     guard: "the status comment follows the run through each phase",
-    file: "src/adapters/review/review-runner.ts",
+    file: "src/adapters/review/review-session.ts",
     find: 'if (st.status === "running" && st.phase && st.phase !== shown) {',
     replace: "if (false) {",
     test: "__tests__/action-review-fix-run.test.ts",

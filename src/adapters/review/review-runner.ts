@@ -28,6 +28,11 @@
  * (`maxModelCalls`, `maxTokens`), kept in `model-spend.json` across sessions; the status comment
  * shows the spend.
  *
+ * The runner is three parts: the queue (run-queue.ts: one piece of work per run at a time, at
+ * most `maxConcurrent` runs at once), the session (review-session.ts: the clone, the core, the
+ * status comment) and the model budget (model-budget.ts); this file holds the runs' files, their
+ * locks and what each port call queues.
+ *
  * The core does the run (runReview over DoctrineSteps with the App's effects). Its gate pauses
  * become the status comment's ledger (the gate, the hash, since when); an approval the App
  * accepted is appended to the run's approvals.jsonl and the run resumes, and the core checks
@@ -36,7 +41,7 @@
 
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmdirSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,12 +49,9 @@ import { z } from "zod";
 import type { Ledger } from "../../core/app/triggers.ts";
 import type { ModelPort } from "../../core/engine/ports.ts";
 import type { ResolvedProject } from "../../core/model/project.ts";
-import type { RunStatusDetails } from "../../core/render/run-status.ts";
-import { runReview } from "../../core/review/orchestrator.ts";
 import type { TerminalState } from "../../core/review/phases.ts";
-import type { ReviewOutcome, ReviewRunState } from "../../core/review/ports.ts";
+import type { ReviewRunState } from "../../core/review/ports.ts";
 import { composeReport } from "../../core/review/report.ts";
-import { DoctrineSteps } from "../../core/review/steps.ts";
 import {
   DEFAULT_OTHER_HOST_STALE_MS,
   type HostFacts,
@@ -60,16 +62,13 @@ import { readProjectDirectory } from "../fs/read-project.ts";
 import { ReviewRunStore } from "../fs/review-run-store.ts";
 import { FileRunLock, hostFacts, RunLockHeldError } from "../fs/run-lock.ts";
 import { branchNameProblem } from "../git/branch-writer.ts";
-import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-process.ts";
 import { describeApiError } from "../github/client.ts";
-import { appEffects, LEFT_OUT_FILE, type LeftOut, readNotices } from "../github/review-effects.ts";
 import { RUN_ID } from "../github/run-state-ref.ts";
 import { ModelRouter } from "../models/model-router.ts";
 import { ScriptedModel } from "../models/model-script.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { WorkFiles } from "./local-effects.ts";
 import {
-  budgeted,
   DEFAULT_TOKENS_PER_CALL,
   defaultModelBudget,
   defaultTokenBudget,
@@ -77,13 +76,23 @@ import {
   type ModelSpend,
 } from "./model-budget.ts";
 import type { InterruptedRun, ReviewRunner, RunJob, RunReporter } from "./review-runner-port.ts";
+import {
+  cleanUp,
+  gitAuthEnv,
+  type RunPaths,
+  runSession,
+  type SessionContext,
+} from "./review-session.ts";
+import { RunQueue } from "./run-queue.ts";
 
 export {
   DEFAULT_TOKENS_PER_CALL,
   defaultModelBudget,
   defaultTokenBudget,
   describeSpend,
+  gitAuthEnv,
   type ModelSpend,
+  type RunPaths,
 };
 
 export interface InProcessRunnerOptions {
@@ -142,16 +151,6 @@ export interface InProcessRunner extends ReviewRunner {
   claim(key: string): { release(): void } | undefined;
 }
 
-export interface RunPaths {
-  base: string;
-  run: string;
-  clone: string;
-  worktree: string;
-  gitDir: string;
-  job: string;
-  spend: string;
-}
-
 /** What the runner keeps about a job between sessions (never a token): what a restart resumes. */
 export type SavedJob = InterruptedRun;
 
@@ -182,18 +181,7 @@ export function parseSavedJob(bytes: string | Buffer | undefined): SavedJob | un
 export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const now = o.now ?? (() => new Date());
   const log = o.log ?? ((l: string) => process.stderr.write(`terfyn app: ${l}\n`));
-  const chains = new Map<string, Promise<void>>();
-  const limit = Math.max(1, o.maxConcurrent ?? 1);
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  const slot = async () => {
-    if (active >= limit) await new Promise<void>((r) => waiting.push(r));
-    active++;
-  };
-  const free = () => {
-    active--;
-    waiting.shift()?.();
-  };
+  const queue = new RunQueue(o.maxConcurrent ?? 1);
 
   const paths = (run: string): RunPaths => {
     if (!RUN_ID.test(run)) throw new Error(`not a run id: ${JSON.stringify(run)}`);
@@ -215,23 +203,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     reporter: RunReporter,
     fallback: Ledger,
     work: () => Promise<void>,
-  ) => {
-    const prev = chains.get(job.run) ?? Promise.resolve();
-    const next = prev.then(async () => {
-      await slot();
-      try {
-        await work();
-      } catch (e) {
-        await fail(job, reporter, fallback, e);
-      } finally {
-        free();
-      }
-    });
-    chains.set(job.run, next);
-    void next.finally(() => {
-      if (chains.get(job.run) === next) chains.delete(job.run);
-    });
-  };
+  ) => queue.enqueue(job.run, work, (e) => fail(job, reporter, fallback, e));
 
   /** A failure outside the core (cloning, a token, the status comment): the run ends stuck. */
   const fail = async (job: RunJob, reporter: RunReporter, ledger: Ledger, e: unknown) => {
@@ -291,53 +263,25 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return report;
   };
 
-  /** What a session leaves (`git/`, where earlier versions kept a token) goes at its end; the clone and worktree when the run ends. */
-  const cleanUp = async (p: RunPaths, ended: boolean) => {
-    await rm(p.gitDir, { recursive: true, force: true });
-    if (ended) {
-      await rm(p.worktree, { recursive: true, force: true });
-      await rm(p.clone, { recursive: true, force: true });
-    }
-  };
-
-  const gitOptions = (auth: Record<string, string>) => ({
-    identity: { name: `${o.appSlug}[bot]`, email: `${o.appSlug}[bot]@users.noreply.github.com` },
-    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", ...auth },
-  });
-
-  /** The token for one session, as git config in the environment, for the clone URL's origin only. */
-  const tokenEnv = async (url: string, job: RunJob): Promise<Record<string, string>> => {
-    if (!/^https:\/\//.test(url)) return {};
-    const token = job.token ? await job.token() : undefined;
-    return token ? gitAuthEnv(new URL(url).origin, token) : {};
-  };
-
   const locks = new FileRunLock(o.lockFacts ?? hostFacts, now, undefined, {
     otherHostStaleMs:
       o.lockStaleSeconds !== undefined ? o.lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
   });
   const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
-  const tokenBudget = o.maxTokens ?? defaultTokenBudget(budget);
-
-  const readSpend = async (p: RunPaths): Promise<ModelSpend> => {
-    try {
-      const v = JSON.parse(await readFile(p.spend, "utf8")) as Partial<ModelSpend>;
-      return {
-        calls: Number(v.calls) || 0,
-        limit: budget,
-        input_tokens: Number(v.input_tokens) || 0,
-        output_tokens: Number(v.output_tokens) || 0,
-        token_limit: tokenBudget,
-      };
-    } catch {
-      return {
-        calls: 0,
-        limit: budget,
-        input_tokens: 0,
-        output_tokens: 0,
-        token_limit: tokenBudget,
-      };
-    }
+  const sessionContext: SessionContext = {
+    appSlug: o.appSlug,
+    agents: o.agents,
+    sandbox: o.sandbox,
+    model: o.model,
+    cloneUrl: (job) =>
+      o.cloneUrl?.(job) ?? `https://github.com/${job.repo.owner}/${job.repo.repo}.git`,
+    budget,
+    tokenBudget: o.maxTokens ?? defaultTokenBudget(budget),
+    now,
+    log,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.commandTimeoutMs ? { commandTimeoutMs: o.commandTimeoutMs } : {}),
+    ...(o.restoreWork ? { restoreWork: o.restoreWork } : {}),
   };
 
   /**
@@ -356,9 +300,6 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       throw e;
     }
   };
-
-  const cloneUrl = (job: RunJob) =>
-    o.cloneUrl?.(job) ?? `https://github.com/${job.repo.owner}/${job.repo.repo}.git`;
 
   /**
    * Runs the core until it pauses or ends, and reports that on the status comment. The run's
@@ -380,124 +321,10 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     try {
       // `before` may decide there is nothing to run (an approval of something the run does not await).
       if (before && !(await before())) return;
-      await lockedSession(saved, job, reporter, p, () => lock.verify());
+      await runSession(sessionContext, saved, job, reporter, p, () => lock.verify());
     } finally {
       lock.release();
     }
-  };
-
-  const lockedSession = async (
-    saved: SavedJob,
-    job: RunJob,
-    reporter: RunReporter,
-    p: RunPaths,
-    verify: () => void,
-  ) => {
-    const auth = await tokenEnv(cloneUrl(job), job);
-    let outcome: ReviewOutcome;
-    let store: ReviewRunStore;
-    const spend = await readSpend(p);
-    try {
-      if (!existsSync(p.clone)) await clone(cloneUrl(job), saved.branch, p, auth);
-      store = await ReviewRunStore.open(p.run);
-      store.guard = verify;
-      const progress = (l: string) => log(`${saved.run}: ${l}`);
-      const effects = appEffects({
-        gateway: job.gateway,
-        repo: saved.repo,
-        pullRequest: saved.pullRequest,
-        triggerAt: saved.triggerAt,
-        run: saved.run,
-        appSlug: o.appSlug,
-        cloneDir: p.clone,
-        worktreeDir: p.worktree,
-        runDir: p.run,
-        git: gitOptions(auth),
-        agents: o.agents,
-        sandbox: o.sandbox,
-        model: budgeted(await o.model(), spend, async () => {
-          verify();
-          await writeFile(p.spend, `${JSON.stringify(spend)}\n`);
-        }),
-        progress,
-        ...(o.env ? { env: o.env } : {}),
-        ...(o.commandTimeoutMs ? { commandTimeoutMs: o.commandTimeoutMs } : {}),
-        ...(o.restoreWork
-          ? { restoreWork: () => o.restoreWork?.(saved.run) ?? Promise.resolve(undefined) }
-          : {}),
-      });
-      const steps = new DoctrineSteps(effects, { files: store });
-      const s = store;
-      let shown: string | undefined;
-      outcome = await runReview({
-        runId: saved.run,
-        files: s,
-        readState: () => s.readState(),
-        writeState: async (st) => {
-          await s.writeState(st);
-          // The status comment follows the run: each phase it enters is shown there.
-          if (st.status === "running" && st.phase && st.phase !== shown) {
-            shown = st.phase;
-            await reporter.update(
-              {
-                run: saved.run,
-                pull_request: saved.pullRequest,
-                head: saved.head,
-                phase: st.phase,
-              },
-              { note: `The run is in phase ${st.phase}.`, spend: describeSpend(spend) },
-              true,
-            );
-          }
-        },
-        approvals: () => s.approvals(),
-        steps,
-        now: () => now().toISOString(),
-        progress,
-      });
-    } finally {
-      await rm(p.gitDir, { recursive: true, force: true });
-    }
-    const ledger: Ledger = {
-      run: saved.run,
-      pull_request: saved.pullRequest,
-      head: saved.head,
-      phase: "intake",
-    };
-    let report = (await store.read("report.md")) ?? "";
-    const leftOut = await readLeftOut(p);
-    const notices = await readNotices(p.run);
-    if (notices.length > 0 && !report.includes("## On GitHub")) {
-      report = `${report.trimEnd()}\n\n## On GitHub\n\n${notices.map((n) => `- ${n}`).join("\n")}\n`;
-      await store.write("report.md", report);
-    }
-    const details: RunStatusDetails = {
-      report,
-      spend: describeSpend(spend),
-      ...(leftOut.length > 0 ? { leftOut } : {}),
-      ...(notices.length > 0 ? { notices } : {}),
-    };
-    if (outcome.status === "awaiting-approval") {
-      await reporter.update(
-        {
-          ...ledger,
-          phase: `gate-${outcome.gate}`,
-          gate: outcome.gate,
-          hash: outcome.hash,
-          since: now().toISOString(),
-        },
-        {
-          ...details,
-          note: `The run waits at the ${outcome.gate} gate for approval of ${outcome.artifact} (${outcome.hash}).`,
-        },
-      );
-      return;
-    }
-    await cleanUp(p, true);
-    await reporter.update(
-      { ...ledger, phase: "report", terminal: outcome.terminal },
-      { ...details, note: `${outcome.terminal}: ${outcome.reason}` },
-    );
   };
 
   const readSaved = async (p: RunPaths): Promise<SavedJob> => {
@@ -516,9 +343,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   return {
     paths,
 
-    async idle() {
-      while (chains.size > 0) await Promise.allSettled([...chains.values()]);
-    },
+    idle: () => queue.idle(),
 
     claim(key) {
       // One directory per pull request head (hashed: the key holds `/`); never a run id (those
@@ -553,7 +378,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       const out: SavedJob[] = [];
       const names = await readdir(o.runsDir).catch(() => [] as string[]);
       for (const name of names.sort()) {
-        if (!RUN_ID.test(name) || chains.has(name)) continue;
+        if (!RUN_ID.test(name) || queue.has(name)) continue;
         const p = paths(name);
         if (!existsSync(p.job)) continue;
         try {
@@ -572,7 +397,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     },
 
     recover(job, ledger, reporter) {
-      if (chains.has(job.run)) {
+      if (queue.has(job.run)) {
         log(`run ${job.run} has a session in this process; nothing to recover`);
         return;
       }
@@ -736,69 +561,6 @@ function removeEmptyDir(dir: string, log: (line: string) => void): void {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT")
       log(`could not remove the claim directory ${dir}: ${(e as Error).message}`);
-  }
-}
-
-async function readLeftOut(
-  p: RunPaths,
-): Promise<{ comment: string; author: string; reason: string }[]> {
-  try {
-    const list = JSON.parse(await readFile(join(p.run, LEFT_OUT_FILE), "utf8")) as LeftOut[];
-    return list.map((l) => ({ comment: l.comment, author: l.author, reason: l.reason }));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * An installation token as git config carried in the environment (GIT_CONFIG_COUNT/KEY/VALUE):
- * an extra Authorization header for `origin` only. Refuses a token that could break the header.
- */
-export function gitAuthEnv(origin: string, token: string): Record<string, string> {
-  if (!/^[A-Za-z0-9_.-]+$/.test(token))
-    throw new Error("the installation token has unexpected characters");
-  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
-  return {
-    GIT_CONFIG_COUNT: "1",
-    GIT_CONFIG_KEY_0: `http.${origin}/.extraHeader`,
-    GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
-  };
-}
-
-/**
- * Clones the pull request's branch into `p.clone`, with git hardened as the branch writer runs
- * it (no hooks, no credential helper or askpass, no ext:: transport) and its environment an
- * allowlist; the token comes only from `auth` (gitAuthEnv), in git's environment.
- */
-async function clone(
-  url: string,
-  branch: string,
-  p: RunPaths,
-  auth: Record<string, string>,
-): Promise<void> {
-  if (url.startsWith("-")) throw new Error(`not a clone URL: ${url}`);
-  await rm(p.clone, { recursive: true, force: true });
-  await mkdir(dirname(p.clone), { recursive: true });
-  const args = [
-    "clone",
-    "--quiet",
-    "--no-tags",
-    "--no-recurse-submodules",
-    "--branch",
-    branch,
-    "--",
-    url,
-    p.clone,
-  ];
-  try {
-    await runGitProcess(args, { env: hardenedGitEnv(auth) });
-  } catch (e) {
-    if (!(e instanceof GitProcessError)) throw e;
-    throw new Error(
-      e.exitCode === null
-        ? e.stderr
-        : `cloning the pull request's branch ${branch} failed (exit ${e.exitCode}): ${e.stderr.trim().split("\n").at(-1) ?? ""}`,
-    );
   }
 }
 
