@@ -113,4 +113,28 @@ describe("no sandbox, no execution", () => {
     expect(r.stderr).toMatch(/never runs a repository's commands unconfined/);
     expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
   }, 120_000);
+
+  it("the App does not start with its runs directory where every sandbox would show it", () => {
+    const root = join(import.meta.dirname, "..");
+    const r = spawnSync(
+      process.execPath,
+      [join(root, "node_modules", "tsx", "dist", "cli.mjs"), join(root, "src", "app", "server.ts")],
+      {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/",
+          TERFYN_APP_SLUG: "terfyn-test",
+          TERFYN_MODEL_SCRIPT: "/nonexistent.yaml",
+          TERFYN_APP_RUNS_DIR: "/opt/terfyn-app-runs",
+        },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /terfyn app: the runs directory \/opt\/terfyn-app-runs is under \/opt, which every sandbox shows read-only/,
+    );
+    expect(existsSync("/opt/terfyn-app-runs")).toBe(false);
+  }, 120_000);
 });

@@ -21,7 +21,9 @@ import {
   type HostView,
   type PathKind,
 } from "../../src/adapters/sandbox/bubblewrap-args.ts";
+import { visibleInSandbox } from "../../src/adapters/sandbox/open-sandbox.ts";
 import { SandboxUnavailable } from "../../src/adapters/sandbox/sandbox.ts";
+import { secretFiles } from "../../src/app/secret-files.ts";
 import { runInSandbox, testSandbox } from "../helpers/sandbox.ts";
 
 /** A run laid out as a review run lays it out: the run directory beside the worktree. */
@@ -116,6 +118,42 @@ describe("the sandbox's properties, each on its own", () => {
     expect(r.out).not.toContain("secret-record");
     expect(r.out).not.toContain("WROTE");
     expect(existsSync(join(worktree, ".terfyn", "x"))).toBe(false);
+  });
+
+  it("the App's secret files where the system is bound are hidden from every command", async () => {
+    // An App installed under a bound directory (here: one the operator binds read-only, as /opt
+    // is), its key named by PRIVATE_KEY_PATH and a *.pem and .env beside it.
+    // Not under /tmp: the sandbox's own /tmp covers anything bound there.
+    const app = mkdtempSync("/var/tmp/terfyn-app-home-");
+    writeFileSync(join(app, ".env"), "WEBHOOK_SECRET=env-secret\n");
+    writeFileSync(join(app, "app.pem"), "pem-secret\n");
+    mkdirSync(join(app, "keys"));
+    writeFileSync(join(app, "keys", "private.key"), "key-secret\n");
+    writeFileSync(join(app, "README"), "shown\n");
+    const hide = secretFiles({ PRIVATE_KEY_PATH: "keys/private.key" }, app);
+    const sandbox = await BubblewrapSandbox.open({
+      searchPath: process.env.PATH ?? "/usr/bin:/bin",
+      extraReadOnly: [app],
+      alwaysHidden: hide,
+    });
+    const { worktree } = layout();
+    const r = await runInSandbox(
+      sandbox,
+      `cat ${app}/.env ${app}/app.pem ${app}/keys/private.key ${app}/README 2>/dev/null; echo END`,
+      { writable: worktree },
+    );
+    expect(r.out).toContain("shown");
+    expect(r.out).toContain("END");
+    expect(r.out).not.toMatch(/env-secret|pem-secret|key-secret/);
+  });
+
+  it("the App's runs directory is refused where a sandbox would show it", () => {
+    expect(visibleInSandbox("/opt/terfyn/runs", {})).toBe("/opt");
+    expect(visibleInSandbox("/srv/terfyn/runs", { TERFYN_SANDBOX_READ_ONLY: "/srv/terfyn" })).toBe(
+      "/srv/terfyn",
+    );
+    expect(visibleInSandbox("/var/lib/terfyn/runs", {})).toBeUndefined();
+    expect(visibleInSandbox(join(tmpdir(), "terfyn-app-runs"), {})).toBeUndefined();
   });
 
   it("no network: a server on this machine's loopback cannot be reached, unless declared", async () => {

@@ -462,7 +462,17 @@ export function forgeState(
     key === null
       ? ""
       : `\n\nTerfyn-State-MAC: hmac-sha256:${stateMac(Buffer.from(key), run, files)}`;
-  git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "--allow-empty", "-qm", `forged${mac}`);
+  git(
+    work,
+    "-c",
+    "user.name=m",
+    "-c",
+    "user.email=m@x",
+    "commit",
+    "--allow-empty",
+    "-qm",
+    `forged${mac}`,
+  );
   git(work, "push", "-q", origin, `HEAD:refs/terfyn/runs/${run}`);
   return git(work, "rev-parse", "HEAD");
 }

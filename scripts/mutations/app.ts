@@ -285,7 +285,7 @@ export const APP: Mutation[] = [
     group: "sandbox",
     guard: "the App does not start a runner without a sandbox",
     file: "src/app/server.ts",
-    find: "    sandbox = await openSandbox({ env: process.env });",
+    find: "    sandbox = await openSandbox({ env: process.env, hide: secretFiles(process.env, process.cwd()) });",
     replace: "    sandbox = await openSandbox({ env: process.env, unconfined: true });",
     test: "__tests__/confinement-front-doors.test.ts",
     filter: "App does not start as a runner without a sandbox",
@@ -307,5 +307,14 @@ export const APP: Mutation[] = [
     replace: "  if (false)",
     test: "__tests__/action-review-fix.test.ts",
     filter: "state key",
+  },
+  {
+    group: "sandbox",
+    guard: "the App refuses a runs directory every sandbox would show",
+    file: "src/app/server.ts",
+    find: "  if (shown) {",
+    replace: "  if (false) {",
+    test: "__tests__/confinement-front-doors.test.ts",
+    filter: "runs directory where every sandbox",
   },
 ];

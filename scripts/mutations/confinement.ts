@@ -138,4 +138,13 @@ export const CONFINEMENT: Mutation[] = [
     test: "__tests__/command-tool.test.ts",
     filter: "network only in an operation",
   },
+  {
+    group: "sandbox",
+    guard: "the App's secret files are hidden from every command",
+    file: "src/adapters/sandbox/bubblewrap.ts",
+    find: "    const hide = [...this.alwaysHidden, ...(command.hide ?? [])].map((h) => realOrSelf(h));",
+    replace: "    const hide = [...(command.hide ?? [])].map((h) => realOrSelf(h));",
+    test: "__tests__/adapters/sandbox.test.ts",
+    filter: "secret files where the system is bound",
+  },
 ];

@@ -24,10 +24,11 @@ import {
   modelFromEnv,
   shippedAgents,
 } from "../adapters/review/review-runner.ts";
-import { openSandbox } from "../adapters/sandbox/open-sandbox.ts";
+import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
 import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
+import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
 const appSlug = process.env.TERFYN_APP_SLUG;
@@ -81,10 +82,22 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.stderr.write(
       "terfyn app: neither ANTHROPIC_API_KEY nor TERFYN_MODEL_SCRIPT is set: agents with anthropic/ models will fail and their runs end stuck\n",
     );
+  const runsDir = defaultRunsDir(process.env);
+  // Nothing a run keeps may show inside another run's sandbox (other repositories' clones).
+  const shown = visibleInSandbox(runsDir, process.env);
+  if (shown) {
+    process.stderr.write(
+      `terfyn app: the runs directory ${runsDir} is under ${shown}, which every sandbox shows read-only, so one repository's commands could read another's runs; set TERFYN_APP_RUNS_DIR to a directory outside it (for example under /var/lib or /srv)\n`,
+    );
+    process.exit(1);
+  }
   // The App executes repositories' code only in the sandbox: without one it does not start.
   let sandbox: Sandbox;
   try {
-    sandbox = await openSandbox({ env: process.env });
+    sandbox = await openSandbox({
+      env: process.env,
+      hide: secretFiles(process.env, process.cwd()),
+    });
   } catch (e) {
     process.stderr.write(
       `terfyn app: ${(e as Error).message} (the App never runs a repository's commands unconfined; to run none here, place runs on GitHub Actions: TERFYN_APP_PLACEMENT=actions)\n`,
@@ -93,7 +106,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
   }
   return inProcessRunner({
     appSlug: slug,
-    runsDir: defaultRunsDir(process.env),
+    runsDir,
     agents,
     sandbox,
     model: modelFromEnv(process.env),

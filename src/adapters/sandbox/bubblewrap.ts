@@ -34,6 +34,11 @@ export interface BubblewrapOptions {
   searchPath?: string;
   /** Directories bound read-only besides the system's: toolchains outside /usr and /opt. */
   extraReadOnly?: readonly string[];
+  /**
+   * Paths hidden from every command, besides each command's own `hide`: the operator's secrets
+   * that live as files (the App's private key, its `.env`) where the system is bound.
+   */
+  alwaysHidden?: readonly string[];
   /** The platform (default process.platform). */
   platform?: NodeJS.Platform;
 }
@@ -48,6 +53,7 @@ export class BubblewrapSandbox implements Sandbox {
   private constructor(
     private readonly bwrap: string,
     private readonly host: HostView,
+    private readonly alwaysHidden: readonly string[],
   ) {
     this.description = `bubblewrap (${bwrap}): no network unless declared, only the worktree writable`;
   }
@@ -69,7 +75,11 @@ export class BubblewrapSandbox implements Sandbox {
       throw new SandboxUnavailable(
         `bubblewrap (bwrap) is not installed, and Terfyn runs the commands of agents and repositories only inside it. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) and try again. See ${SANDBOX_DOCS}.`,
       );
-    const sandbox = new BubblewrapSandbox(bwrap, hostView(options.extraReadOnly ?? []));
+    const sandbox = new BubblewrapSandbox(
+      bwrap,
+      hostView(options.extraReadOnly ?? []),
+      options.alwaysHidden ?? [],
+    );
     await sandbox.prove();
     return sandbox;
   }
@@ -109,7 +119,7 @@ export class BubblewrapSandbox implements Sandbox {
     // once, by Terfyn, and what is bound is what was resolved.
     const writable = realpathSync(command.writable);
     const cwd = realpathSync(command.cwd ?? command.writable);
-    const hide = (command.hide ?? []).map((h) => realOrSelf(h));
+    const hide = [...this.alwaysHidden, ...(command.hide ?? [])].map((h) => realOrSelf(h));
     return this.spawn({ ...command, writable, cwd, hide });
   }
 
