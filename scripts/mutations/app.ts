@@ -285,8 +285,9 @@ export const APP: Mutation[] = [
     group: "sandbox",
     guard: "the App does not start a runner without a sandbox",
     file: "src/app/server.ts",
-    find: "    sandbox = await openSandbox({ env: process.env, hide: secretFiles(process.env, process.cwd()) });",
-    replace: "    sandbox = await openSandbox({ env: process.env, unconfined: true });",
+    find: "    sandbox = await openSandbox({\n      env: process.env,\n",
+    replace:
+      "    sandbox = await openSandbox({\n      unconfined: true,\n      env: process.env,\n",
     test: "__tests__/confinement-front-doors.test.ts",
     filter: "App does not start as a runner without a sandbox",
   },
