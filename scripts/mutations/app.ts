@@ -285,9 +285,8 @@ export const APP: Mutation[] = [
     group: "sandbox",
     guard: "the App does not start a runner without a sandbox",
     file: "src/app/server.ts",
-    find: "    sandbox = await openSandbox({\n      env: process.env,\n",
-    replace:
-      "    sandbox = await openSandbox({\n      unconfined: true,\n      env: process.env,\n",
+    find: "    await openSandbox({ env: process.env, hide });",
+    replace: "    await openSandbox({ env: process.env, hide, unconfined: true });",
     test: "__tests__/confinement-front-doors.test.ts",
     filter: "App does not start as a runner without a sandbox",
   },
@@ -317,5 +316,14 @@ export const APP: Mutation[] = [
     replace: "  if (false) {",
     test: "__tests__/confinement-front-doors.test.ts",
     filter: "runs directory where every sandbox",
+  },
+  {
+    group: "sandbox",
+    guard: "the review worker's environment holds none of the App's secrets",
+    file: "src/adapters/review/worker-runner.ts",
+    find: "      env: workerEnv(o.env),",
+    replace: "      env: o.env,",
+    test: "__tests__/app-worker-runner.test.ts",
+    filter: "no App secret in its environment",
   },
 ];

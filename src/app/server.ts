@@ -1,7 +1,8 @@
 /**
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
  * WEBHOOK_SECRET from the environment or .env). TERFYN_APP_SLUG names the App (its bot login is
- * `<slug>[bot]`). Review runs execute in this process (review-runner.ts): their files go under
+ * `<slug>[bot]`). Review runs execute in a worker process this server forks (worker-runner.ts),
+ * whose environment holds none of the App's secrets: their files go under
  * TERFYN_APP_RUNS_DIR (default: the OS temp directory's terfyn-app-runs; it must survive
  * between webhook events, so point it at a persistent disk); the agents' models come from
  * ANTHROPIC_API_KEY, or, offline, from the model script TERFYN_MODEL_SCRIPT drives every agent
@@ -18,15 +19,9 @@
  */
 
 import { run } from "probot";
-import {
-  defaultRunsDir,
-  inProcessRunner,
-  modelFromEnv,
-  shippedAgents,
-} from "../adapters/review/review-runner.ts";
+import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
+import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
-import type { Sandbox } from "../adapters/sandbox/sandbox.ts";
-import type { ResolvedProject } from "../core/model/project.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
@@ -71,9 +66,9 @@ async function runner(slug: string): Promise<ReviewRunner> {
   // Placed on Actions, this process executes no run: no agents, no model key, no run files.
   if (process.env.TERFYN_APP_RUNNER === "unwired" || placement.kind === "actions")
     return unwiredRunner;
-  let agents: ResolvedProject;
+  // The shipped agents must validate before the App takes a label (the worker loads them again).
   try {
-    agents = await shippedAgents();
+    await shippedAgents();
   } catch (e) {
     process.stderr.write(`terfyn app: ${(e as Error).message}\n`);
     process.exit(1);
@@ -92,24 +87,21 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.exit(1);
   }
   // The App executes repositories' code only in the sandbox: without one it does not start.
-  let sandbox: Sandbox;
+  const hide = secretFiles(process.env, process.cwd());
   try {
-    sandbox = await openSandbox({
-      env: process.env,
-      hide: secretFiles(process.env, process.cwd()),
-    });
+    await openSandbox({ env: process.env, hide });
   } catch (e) {
     process.stderr.write(
       `terfyn app: ${(e as Error).message} (the App never runs a repository's commands unconfined; to run none here, place runs on GitHub Actions: TERFYN_APP_PLACEMENT=actions)\n`,
     );
     process.exit(1);
   }
-  return inProcessRunner({
+  // The sessions run in a worker process whose environment holds none of the App's secrets.
+  return workerRunner({
     appSlug: slug,
     runsDir,
-    agents,
-    sandbox,
-    model: modelFromEnv(process.env),
+    env: process.env,
+    sandboxHide: hide,
     maxConcurrent: Number(process.env.TERFYN_APP_MAX_RUNS ?? "1") || 1,
     ...(maxModelCalls ? { maxModelCalls } : {}),
     ...(maxTokens ? { maxTokens } : {}),

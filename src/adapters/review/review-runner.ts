@@ -141,6 +141,16 @@ export interface InProcessRunnerOptions {
 }
 
 export interface InProcessRunner extends ReviewRunner {
+  /** Each call queues the run's work and returns at once; the promise settles when it is over. */
+  start(job: RunJob, reporter: RunReporter): Promise<void>;
+  approve(
+    job: RunJob,
+    ledger: Ledger,
+    by: { login: string; role: string },
+    reporter: RunReporter,
+  ): Promise<void>;
+  stop(job: RunJob, ledger: Ledger, reason: string, reporter: RunReporter): Promise<void>;
+  recover(job: RunJob, ledger: Ledger, reporter: RunReporter): Promise<void>;
   /** Resolves when no session is running or queued (tests; a graceful shutdown). */
   idle(): Promise<void>;
   /** The runs this process may resume: `running`, no session here, no live process's lock. */
@@ -183,19 +193,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
   const log = o.log ?? ((l: string) => process.stderr.write(`terfyn app: ${l}\n`));
   const queue = new RunQueue(o.maxConcurrent ?? 1);
 
-  const paths = (run: string): RunPaths => {
-    if (!RUN_ID.test(run)) throw new Error(`not a run id: ${JSON.stringify(run)}`);
-    const base = join(o.runsDir, run);
-    return {
-      base,
-      run: join(base, "run"),
-      clone: join(base, "clone"),
-      worktree: join(base, "worktree"),
-      gitDir: join(base, "git"),
-      job: join(base, "job.json"),
-      spend: join(base, "model-spend.json"),
-    };
-  };
+  const paths = (run: string): RunPaths => runPaths(o.runsDir, run);
 
   /** Queues `work` after the run's earlier sessions; its failure is reported, never thrown. */
   const enqueue = (
@@ -345,30 +343,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
 
     idle: () => queue.idle(),
 
-    claim(key) {
-      // One directory per pull request head (hashed: the key holds `/`); never a run id (those
-      // never start with a dot). It goes with the claim's release, so none pile up.
-      const dir = join(o.runsDir, ".claims", createHash("sha256").update(key).digest("hex"));
-      for (let round = 0; ; round++) {
-        mkdirSync(dir, { recursive: true });
-        let held: ReturnType<typeof locks.acquire>;
-        try {
-          held = locks.acquire(dir, `terfyn app label ${key}`);
-        } catch (e) {
-          if (e instanceof RunLockHeldError) return undefined;
-          // Another process released the same claim and removed its directory between our
-          // mkdir and our lock: make it again.
-          if ((e as NodeJS.ErrnoException).code === "ENOENT" && round < 4) continue;
-          throw e;
-        }
-        return {
-          release() {
-            held.release();
-            removeEmptyDir(dir, log);
-          },
-        };
-      }
-    },
+    claim: (key) => claimHead(o.runsDir, locks, log, key),
 
     async interrupted() {
       // At startup: the empty claim directories earlier versions left behind go too.
@@ -399,9 +374,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     recover(job, ledger, reporter) {
       if (queue.has(job.run)) {
         log(`run ${job.run} has a session in this process; nothing to recover`);
-        return;
+        return Promise.resolve();
       }
-      enqueue(job, reporter, ledger, async () => {
+      return enqueue(job, reporter, ledger, async () => {
         const p = paths(job.run);
         if (!existsSync(p.job)) {
           await reporter.update(
@@ -462,7 +437,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     },
 
     start(job, reporter) {
-      enqueue(job, reporter, ledgerOf(job), async () => {
+      return enqueue(job, reporter, ledgerOf(job), async () => {
         const p = paths(job.run);
         if (existsSync(p.job)) {
           log(`run ${job.run} already exists; the start is not repeated`);
@@ -487,7 +462,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     },
 
     approve(job, ledger, by, reporter) {
-      enqueue(job, reporter, ledger, async () => {
+      return enqueue(job, reporter, ledger, async () => {
         const p = paths(ledger.run);
         const saved = await readSaved(p);
         // The approval is checked and recorded under the run's lock: never while another
@@ -527,7 +502,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     },
 
     stop(job, ledger, reason, reporter) {
-      enqueue(job, reporter, ledger, async () => {
+      return enqueue(job, reporter, ledger, async () => {
         const p = paths(ledger.run);
         let report: string | undefined;
         if (existsSync(p.run)) {
@@ -547,6 +522,55 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
     },
   };
+}
+
+/** Where a run's files are under `runsDir`; throws on anything but a run id. */
+export function runPaths(runsDir: string, run: string): RunPaths {
+  if (!RUN_ID.test(run)) throw new Error(`not a run id: ${JSON.stringify(run)}`);
+  const base = join(runsDir, run);
+  return {
+    base,
+    run: join(base, "run"),
+    clone: join(base, "clone"),
+    worktree: join(base, "worktree"),
+    gitDir: join(base, "git"),
+    job: join(base, "job.json"),
+    spend: join(base, "model-spend.json"),
+  };
+}
+
+/**
+ * Holds a pull request head (`key`) across processes while a label event is handled, or
+ * undefined when another process holds it. One directory per head (hashed: the key holds `/`);
+ * never a run id (those never start with a dot). It goes with the claim's release, so none
+ * pile up.
+ */
+export function claimHead(
+  runsDir: string,
+  locks: FileRunLock,
+  log: (line: string) => void,
+  key: string,
+): { release(): void } | undefined {
+  const dir = join(runsDir, ".claims", createHash("sha256").update(key).digest("hex"));
+  for (let round = 0; ; round++) {
+    mkdirSync(dir, { recursive: true });
+    let held: ReturnType<typeof locks.acquire>;
+    try {
+      held = locks.acquire(dir, `terfyn app label ${key}`);
+    } catch (e) {
+      if (e instanceof RunLockHeldError) return undefined;
+      // Another process released the same claim and removed its directory between our
+      // mkdir and our lock: make it again.
+      if ((e as NodeJS.ErrnoException).code === "ENOENT" && round < 4) continue;
+      throw e;
+    }
+    return {
+      release() {
+        held.release();
+        removeEmptyDir(dir, log);
+      },
+    };
+  }
 }
 
 /**

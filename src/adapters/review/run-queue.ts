@@ -13,8 +13,15 @@ export class RunQueue {
     this.#limit = Math.max(1, limit);
   }
 
-  /** Queues `work` after the run's earlier pieces; its failure goes to `failed`, never thrown. */
-  enqueue(run: string, work: () => Promise<void>, failed: (e: unknown) => Promise<void>): void {
+  /**
+   * Queues `work` after the run's earlier pieces; its failure goes to `failed`, never thrown.
+   * Resolves when this piece is over.
+   */
+  enqueue(
+    run: string,
+    work: () => Promise<void>,
+    failed: (e: unknown) => Promise<void>,
+  ): Promise<void> {
     const prev = this.#chains.get(run) ?? Promise.resolve();
     const next = prev.then(async () => {
       await this.#slot();
@@ -30,6 +37,7 @@ export class RunQueue {
     void next.finally(() => {
       if (this.#chains.get(run) === next) this.#chains.delete(run);
     });
+    return next;
   }
 
   /** Whether the run has work queued or running in this process. */
