@@ -10,7 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { workerEnv, workerRunner } from "../src/adapters/review/worker-runner.ts";
+import type { GitHubGateway } from "../src/adapters/github/gateway.ts";
+import type { RunJob } from "../src/adapters/review/review-runner-port.ts";
+import {
+  answerQuestion,
+  type Held,
+  workerEnv,
+  workerRunner,
+} from "../src/adapters/review/worker-runner.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
 import {
   APP,
@@ -144,4 +151,50 @@ describe("the App's review worker", () => {
       await runner.close();
     }
   }, 60_000);
+
+  it("answers a worker's question only with the gateway's own methods, and errors as data", async () => {
+    const calls: string[] = [];
+    const gateway = {
+      listIssueComments: async (n: number) => {
+        calls.push(`list ${n}`);
+        return [];
+      },
+      createIssue: async () => {
+        throw Object.assign(new Error("Resource not accessible by integration"), {
+          status: 403,
+          response: { data: { message: "Resource not accessible by integration" } },
+        });
+      },
+    } as unknown as GitHubGateway;
+    const held = new Map<number, Held>([
+      [
+        1,
+        {
+          job: { gateway, token: async () => "tok" } as unknown as RunJob,
+          reporter: { update: async () => {} },
+        },
+      ],
+    ]);
+    const ask = (method: string, handle = 1) =>
+      answerQuestion(held, { type: "call", id: 9, handle, method: method as never, args: [7] });
+    expect(await ask("listIssueComments")).toEqual({ type: "reply", id: 9, ok: true, value: [] });
+    expect(calls).toEqual(["list 7"]);
+    for (const bad of ["constructor", "toString", "__proto__", "auth", "request"])
+      expect(await ask(bad), bad).toMatchObject({
+        ok: false,
+        error: { message: `${bad} is not a gateway method` },
+      });
+    expect(await ask("listIssueComments", 2)).toMatchObject({
+      ok: false,
+      error: { message: "no job is held under handle 2" },
+    });
+    expect(await ask("createIssue")).toMatchObject({
+      ok: false,
+      error: { status: 403, data: { message: "Resource not accessible by integration" } },
+    });
+    expect(await answerQuestion(held, { type: "token", id: 3, handle: 1 })).toMatchObject({
+      ok: true,
+      value: "tok",
+    });
+  });
 });

@@ -326,4 +326,13 @@ export const APP: Mutation[] = [
     test: "__tests__/app-worker-runner.test.ts",
     filter: "no App secret in its environment",
   },
+  {
+    group: "sandbox",
+    guard: "the worker reaches only the gateway's own methods",
+    file: "src/adapters/review/worker-runner.ts",
+    find: "      if (!(GATEWAY_METHODS as readonly string[]).includes(m.method))",
+    replace: "      if (false)",
+    test: "__tests__/app-worker-runner.test.ts",
+    filter: "only with the gateway's own methods",
+  },
 ];

@@ -60,9 +60,41 @@ export function workerEnv(
   return out;
 }
 
-interface Held {
+export interface Held {
   job: RunJob;
   reporter: RunReporter;
+}
+
+/** A question the worker asks about a job it holds. */
+export type Question = Extract<FromWorker, { id: number; handle: number }>;
+
+/**
+ * The answer to a worker's question, from the job it names by handle: a gateway method (by
+ * its name in GATEWAY_METHODS, nothing else), the token, or a status update.
+ */
+export async function answerQuestion(
+  held: ReadonlyMap<number, Held>,
+  m: Question,
+): Promise<Extract<ToWorker, { type: "reply" }>> {
+  const h = held.get(m.handle);
+  try {
+    if (!h) throw new Error(`no job is held under handle ${m.handle}`);
+    let value: unknown;
+    if (m.type === "token") value = h.job.token ? await h.job.token() : undefined;
+    else if (m.type === "report") {
+      const [ledger, details, progress] = m.args as Parameters<RunReporter["update"]>;
+      await h.reporter.update(ledger, details, progress);
+    } else {
+      // Only the gateway's own methods, by name: the worker cannot reach anything else here.
+      if (!(GATEWAY_METHODS as readonly string[]).includes(m.method))
+        throw new Error(`${String(m.method)} is not a gateway method`);
+      const fn = h.job.gateway[m.method] as (...a: unknown[]) => Promise<unknown>;
+      value = await fn.apply(h.job.gateway, m.args);
+    }
+    return { type: "reply", id: m.id, ok: true, value: value ?? null };
+  } catch (e) {
+    return { type: "reply", id: m.id, ok: false, error: toPlainError(e) };
+  }
 }
 
 export interface WorkerRunner extends InProcessRunner {
@@ -100,26 +132,8 @@ export function workerRunner(o: WorkerRunnerOptions): WorkerRunner {
 
   const send = (m: ToWorker) => worker().send(m);
 
-  const answer = async (m: Extract<FromWorker, { id: number; handle: number }>) => {
-    const h = held.get(m.handle);
-    try {
-      if (!h) throw new Error(`no job is held under handle ${m.handle}`);
-      let value: unknown;
-      if (m.type === "token") value = h.job.token ? await h.job.token() : undefined;
-      else if (m.type === "report") {
-        const [ledger, details, progress] = m.args as Parameters<RunReporter["update"]>;
-        await h.reporter.update(ledger, details, progress);
-      } else {
-        // Only the gateway's own methods, by name: the worker cannot reach anything else here.
-        if (!(GATEWAY_METHODS as readonly string[]).includes(m.method))
-          throw new Error(`${String(m.method)} is not a gateway method`);
-        const fn = h.job.gateway[m.method] as (...a: unknown[]) => Promise<unknown>;
-        value = await fn.apply(h.job.gateway, m.args);
-      }
-      child?.send({ type: "reply", id: m.id, ok: true, value: value ?? null });
-    } catch (e) {
-      child?.send({ type: "reply", id: m.id, ok: false, error: toPlainError(e) });
-    }
+  const answer = async (m: Question) => {
+    child?.send(await answerQuestion(held, m));
   };
 
   const worker = (): ChildProcess => {
