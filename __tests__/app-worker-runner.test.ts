@@ -21,6 +21,7 @@ import {
 import { recordRequests } from "./helpers/action-harness.ts";
 import {
   APP,
+  approval,
   build,
   commented,
   EXAMPLE,
@@ -32,7 +33,6 @@ import {
   until,
   writer,
 } from "./helpers/app-runner.ts";
-import { type FakeComment, humanComment } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -47,17 +47,8 @@ const SECRETS = {
   GITHUB_CLIENT_SECRET: "canary-client-secret",
 };
 
-/**
- * A writer's approval, posted after the gate began. The worker keeps the real clock (the
- * in-process tests fix it), so the comment is dated a minute from now.
- */
-function approval(comments: FakeComment[], hash: string): string {
-  const c = humanComment("maria", `/terfyn approve ${hash}`);
-  c.created_at = new Date(Date.now() + 60_000).toISOString();
-  c.updated_at = c.created_at;
-  comments.push(c);
-  return c.body;
-}
+/** The worker keeps the real clock (the in-process tests fix it): an approval a minute from now. */
+const soon = () => new Date(Date.now() + 60_000).toISOString();
 
 describe("the App's review worker", () => {
   it("runs a review label → plan gate → approvals → done, with no App secret in its environment", async () => {
@@ -95,11 +86,11 @@ describe("the App's review worker", () => {
 
       let s = status(gh.comments);
       expect(s.ledger.gate).toBe("plan");
-      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!, soon())));
       await runner.idle();
       s = status(gh.comments);
       expect(s.ledger.gate).toBe("publish");
-      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!, soon())));
       await runner.idle();
       s = status(gh.comments);
       expect(s.ledger.terminal).toBe("done");

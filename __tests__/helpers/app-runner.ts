@@ -282,11 +282,11 @@ export const status = (comments: FakeComment[]) => {
   return { body: mine[0]!.body, ledger: parseLedger(mine[0]!.body)! };
 };
 
-/** A writer's approval, posted after the gate began. */
-export function approval(comments: FakeComment[], hash: string): string {
+/** A writer's approval, posted after the gate began (at `at`, LATER unless said). */
+export function approval(comments: FakeComment[], hash: string, at = LATER): string {
   const c = humanComment("maria", `Read it; fine.\n\n/terfyn approve ${hash}`);
-  c.created_at = LATER;
-  c.updated_at = LATER;
+  c.created_at = at;
+  c.updated_at = at;
   comments.push(c);
   return c.body;
 }
