@@ -5,7 +5,8 @@
  *
  *   tsx scripts/mutate.ts doctrine              # the review doctrine's guards
  *   tsx scripts/mutate.ts app                   # the GitHub App's and the review-fix Action's
- *   tsx scripts/mutate.ts confinement           # the sandbox, the refusal-wins gate, the bound commit
+ *   tsx scripts/mutate.ts confinement           # the sandbox and the one git door
+ *   tsx scripts/mutate.ts authority             # what widens besides a grant (relaxed guards)
  *   tsx scripts/mutate.ts doctrine --only 7,8   # the guards of doctrines 7 and 8
  *
  * It edits files under src/ while it runs, so it refuses a working tree with uncommitted
@@ -15,11 +16,17 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { APP } from "./mutations/app.ts";
+import { AUTHORITY } from "./mutations/authority.ts";
 import { CONFINEMENT } from "./mutations/confinement.ts";
 import { DOCTRINE } from "./mutations/doctrine.ts";
 import type { Mutation } from "./mutations/mutation.ts";
 
-const SETS: Record<string, Mutation[]> = { doctrine: DOCTRINE, app: APP, confinement: CONFINEMENT };
+const SETS: Record<string, Mutation[]> = {
+  doctrine: DOCTRINE,
+  app: APP,
+  confinement: CONFINEMENT,
+  authority: AUTHORITY,
+};
 const set = process.argv[2] ?? "";
 const M = SETS[set];
 if (!M) {

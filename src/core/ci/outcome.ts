@@ -7,7 +7,8 @@
  * The verdicts, strongest first:
  * - `blocked`: the project does not validate, cannot be planned (a merge conflict), a capability
  *   test fails, or a policy forbids an effect. No approval changes this.
- * - `needs-approval`: authority WIDENED (in any mode), or with `fail-on: any-change` anything
+ * - `needs-approval`: authority WIDENED (in any mode) or a guard relaxed (a policy rule or an
+ *   `approve` gate gone, a workflow's reach or loop bound raised), or with `fail-on: any-change` anything
  *   changed, and no valid approval names this plan's hash.
  * - `approved`: the same, with a valid approval of exactly this hash.
  * - `no-authority-change`: nothing needs a person (there may be changes that widen nothing).
@@ -55,13 +56,16 @@ export interface ProjectOutcomeVerdict {
   };
 }
 
-/** Every effect-bound line a change added, autonomous or gated, plus gated → autonomous moves. */
+/**
+ * Every effect-bound line a change added, autonomous or gated, plus gated → autonomous moves,
+ * plus every guard it relaxed.
+ */
 export function widenedCount(plan: Plan): number {
   let n = 0;
   for (const d of plan.effect_bounds) n += d.added.length;
   for (const c of plan.capability_delta)
     n += c.mode_changes.filter((m) => m.to === "autonomous").length;
-  return n;
+  return n + plan.guards_relaxed.length;
 }
 
 export function decideOutcome(
@@ -118,9 +122,17 @@ export function decideOutcome(
     };
   const reasons: string[] = [];
   let failing = false;
-  if (plan.summary.widened) reasons.push("authority WIDENED and this plan is not approved");
-  else reasons.push("the plan has changes and is not approved");
-  if (failOn === "widening" && plan.authority.autonomous === "WIDENED") failing = true;
+  const guards = plan.guards_relaxed;
+  if (guards.length > 0)
+    reasons.push(
+      `${plural(guards.length, "guard")} relaxed (${guards[0]?.reason.replace(/`/g, "")}${guards.length > 1 ? " …" : ""}) and this plan is not approved`,
+    );
+  if (plan.authority.autonomous === "WIDENED" || plan.authority.gated === "WIDENED")
+    reasons.push("authority WIDENED and this plan is not approved");
+  if (reasons.length === 0) reasons.push("the plan has changes and is not approved");
+  // A relaxed guard widens what agents may do on their own as surely as an autonomous grant.
+  if (failOn === "widening" && (plan.authority.autonomous === "WIDENED" || guards.length > 0))
+    failing = true;
   if (failOn === "any-change") failing = true;
   return { verdict: "needs-approval", failing, reasons, approvable: true, counts };
 }

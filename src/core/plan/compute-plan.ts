@@ -11,6 +11,8 @@ import {
   type AuthorityChange,
   type CapabilityDelta,
   type EffectBoundDelta,
+  type GuardChange,
+  type GuardKind,
   PLAN_FORMAT_VERSION,
   type Plan,
   type PolicyViolation,
@@ -37,6 +39,15 @@ export interface PlanInput {
 }
 
 type Mode = "autonomous" | "gated";
+
+/** The risk items that are a guard relaxed: each counts as a widening. */
+const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
+  "policy_relaxed",
+  "approval_removed",
+  "workflow_effects_widened",
+  "loop_bound_raised",
+  "model_calls_raised",
+]);
 
 export function computePlan(input: PlanInput): Plan {
   const prior = new Map(input.prior.map((r) => [r.address, r]));
@@ -133,6 +144,10 @@ export function computePlan(input: PlanInput): Plan {
     }
   }
   risk.sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
+  const guards: GuardChange[] = risk
+    .filter((r) => GUARD_KINDS.has(r.kind as GuardKind))
+    .map((r) => ({ address: r.address ?? "", kind: r.kind as GuardKind, reason: r.message }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 
   const violations = [...input.violations].sort((a, b) =>
     `${a.agent} ${a.tool} ${a.effect} ${a.policy}` < `${b.agent} ${b.tool} ${b.effect} ${b.policy}`
@@ -143,7 +158,8 @@ export function computePlan(input: PlanInput): Plan {
     add: changes.filter((c) => c.action === "create").length,
     change: changes.filter((c) => c.action === "update").length,
     destroy: changes.filter((c) => c.action === "delete").length,
-    widened: authority.autonomous === "WIDENED" || authority.gated === "WIDENED",
+    widened:
+      authority.autonomous === "WIDENED" || authority.gated === "WIDENED" || guards.length > 0,
     forbidden: violations.length > 0,
     has_changes: changes.length > 0 || effectBounds.length > 0,
   };
@@ -155,6 +171,7 @@ export function computePlan(input: PlanInput): Plan {
     effect_bounds: effectBounds,
     capability_delta: capabilityDelta,
     authority,
+    guards_relaxed: guards,
     risk_delta: risk,
     workflows,
     policy_violations: violations,
@@ -357,7 +374,17 @@ function policyRisk(
     return isObject(spec) && Array.isArray(spec.rules) ? spec.rules : [];
   };
   const now = rules(after);
-  const lost = rules(before).filter((r) => !now.some((n) => sameJson(n, r)));
+  // A rule not kept exactly is taken as loosened, unless it is proven tighter: a maxLoopLimit
+  // that only went down.
+  const limitOf = (r: JsonValue) =>
+    isObject(r) && typeof r.maxLoopLimit === "number" ? r.maxLoopLimit : undefined;
+  const kept = (r: JsonValue) => {
+    const limit = limitOf(r);
+    return now.some(
+      (n) => sameJson(n, r) || (limit !== undefined && (limitOf(n) ?? Infinity) <= limit),
+    );
+  };
+  const lost = rules(before).filter((r) => !kept(r));
   return lost.map((r) => ({
     severity: "high" as const,
     kind: "policy_relaxed",

@@ -61,6 +61,26 @@ export interface RiskItem {
   address?: string;
 }
 
+/**
+ * A guard the change relaxed: a policy rule gone (or changed: a rule not kept exactly is taken
+ * as loosened), an `approve` gate gone, a workflow that may now reach more effects, run more
+ * iterations or make more model calls. Each one widens what agents may do as surely as a new
+ * grant, so each counts as WIDENED.
+ */
+export interface GuardChange {
+  address: string;
+  kind: GuardKind;
+  /** Why it is a widening, one sentence. */
+  reason: string;
+}
+
+export type GuardKind =
+  | "policy_relaxed"
+  | "approval_removed"
+  | "workflow_effects_widened"
+  | "loop_bound_raised"
+  | "model_calls_raised";
+
 export interface WorkflowSummary {
   address: string;
   action: ChangeAction | "unchanged";
@@ -91,6 +111,8 @@ export interface Plan {
   effect_bounds: EffectBoundDelta[];
   capability_delta: CapabilityDelta[];
   authority: { autonomous: AuthorityChange; gated: AuthorityChange; agents: AgentAuthority[] };
+  /** Every guard the change relaxed; any one makes `summary.widened` true. */
+  guards_relaxed: GuardChange[];
   risk_delta: RiskItem[];
   workflows: WorkflowSummary[];
   policy_violations: PolicyViolation[];
@@ -98,6 +120,7 @@ export interface Plan {
     add: number;
     change: number;
     destroy: number;
+    /** An agent's authority WIDENED in any mode, or a guard was relaxed. */
     widened: boolean;
     forbidden: boolean;
     has_changes: boolean;

@@ -15,6 +15,7 @@ export function planToJson(plan: Plan): Plan {
     effect_bounds: plan.effect_bounds,
     capability_delta: plan.capability_delta,
     authority: plan.authority,
+    guards_relaxed: plan.guards_relaxed,
     risk_delta: plan.risk_delta,
     workflows: plan.workflows,
     policy_violations: plan.policy_violations,

@@ -23,7 +23,14 @@ export interface PlanMarkdownOptions {
 
 export function planVerdict(plan: Plan): { icon: string; text: string } {
   if (plan.summary.forbidden) return { icon: "⛔", text: "forbidden by policy" };
-  if (plan.summary.widened) return { icon: "⚠️", text: "authority WIDENED" };
+  if (plan.summary.widened)
+    return {
+      icon: "⚠️",
+      text:
+        plan.authority.autonomous === "WIDENED" || plan.authority.gated === "WIDENED"
+          ? "authority WIDENED"
+          : "guards relaxed: authority WIDENED",
+    };
   if (!plan.summary.has_changes) return { icon: "✅", text: "no changes" };
   return { icon: "✅", text: "no authority widened" };
 }
@@ -52,6 +59,10 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
       head.push(
         `| ${mdCode(a.address, { inTable: true })} | ${cell(a.autonomous)} | ${cell(a.gated)} |`,
       );
+  }
+  if (plan.guards_relaxed.length > 0) {
+    head.push("", "**Guards relaxed** (each one WIDENED)", "");
+    for (const g of plan.guards_relaxed) head.push(`- ${g.kind}: ${mdText(g.reason)}`);
   }
   if (plan.risk_delta.length > 0) {
     head.push("", "**Risk delta**", "");

@@ -99,6 +99,12 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     sections.push(lines);
   }
 
+  if (plan.guards_relaxed.length > 0) {
+    const lines = [`Guards relaxed (each ${paint("red", "WIDENED")}):`];
+    for (const g of plan.guards_relaxed) lines.push(`  - ${g.kind}: ${g.reason}`);
+    sections.push(lines);
+  }
+
   if (plan.risk_delta.length > 0) {
     const lines = ["Risk delta:"];
     for (const severity of SEVERITY_ORDER) {
@@ -132,7 +138,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     .filter((m) => plan.authority[m] !== "UNCHANGED")
     .map((m) => `${m} ${plan.authority[m]}`);
   sections.push([
-    `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.${authority.length > 0 ? ` Authority: ${authority.join(", ")}.` : ""}${s.forbidden ? ` ${plural(plan.policy_violations.length, "policy violation")}.` : ""}`,
+    `Plan: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy.${authority.length > 0 ? ` Authority: ${authority.join(", ")}.` : ""}${plan.guards_relaxed.length > 0 ? ` ${plural(plan.guards_relaxed.length, "guard")} relaxed (WIDENED).` : ""}${s.forbidden ? ` ${plural(plan.policy_violations.length, "policy violation")}.` : ""}`,
     `Plan hash: ${plan.hash}`,
   ]);
   return `${sections.map((lines) => lines.join("\n")).join("\n\n")}\n`;

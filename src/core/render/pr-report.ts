@@ -184,6 +184,13 @@ function testsSection(tests: CapabilityTestReport): string {
   return `${lines.join("\n")}\n`;
 }
 
+function guardsSection(plan: Plan): string {
+  if (plan.guards_relaxed.length === 0) return "";
+  const lines = ["**Guards relaxed** (each one WIDENED)", ""];
+  for (const g of plan.guards_relaxed) lines.push(`- ${mdText(g.kind)}: ${mdText(g.reason)}`);
+  return `${lines.join("\n")}\n`;
+}
+
 function riskSection(plan: Plan): string {
   if (plan.risk_delta.length === 0) return "";
   const lines = ["**Risk delta**", ""];
@@ -276,6 +283,7 @@ export function renderProjectReport(r: ProjectReport, options: ReportOptions): s
     }
     for (const section of [
       violationsSection(r.plan, r.path),
+      guardsSection(r.plan),
       testsSection(r.tests),
       riskSection(r.plan),
       changedTextSection(r.plan),

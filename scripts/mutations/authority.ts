@@ -1,0 +1,39 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
+/**
+ * The guards of the authority diff (issue 21): what a pull request can change besides a grant
+ * and still widen what agents may do, each with the test that must catch its removal. Run by
+ * scripts/mutate.ts (the `authority` set).
+ */
+import type { Mutation } from "./mutation.ts";
+
+const TEST = "__tests__/guards-relaxed.test.ts";
+
+export const AUTHORITY: Mutation[] = [
+  {
+    group: "guards",
+    guard: "a relaxed guard makes the plan WIDENED (approval needed)",
+    file: "src/core/plan/compute-plan.ts",
+    find: '      authority.autonomous === "WIDENED" || authority.gated === "WIDENED" || guards.length > 0,',
+    replace: '      authority.autonomous === "WIDENED" || authority.gated === "WIDENED",',
+    test: TEST,
+    filter: "forbid policy deleted",
+  },
+  {
+    group: "guards",
+    guard: "fail-on: widening fails on a relaxed guard",
+    file: "src/core/ci/outcome.ts",
+    find: '  if (failOn === "widening" && (plan.authority.autonomous === "WIDENED" || guards.length > 0))',
+    replace: '  if (failOn === "widening" && plan.authority.autonomous === "WIDENED")',
+    test: TEST,
+    filter: "forbid policy deleted",
+  },
+  {
+    group: "guards",
+    guard: "an approve gate removed is a relaxed guard",
+    file: "src/core/plan/compute-plan.ts",
+    find: '  "approval_removed",\n  "workflow_effects_widened",',
+    replace: '  "workflow_effects_widened",',
+    test: TEST,
+    filter: "approve gate removed",
+  },
+];
