@@ -68,7 +68,6 @@ spec:
     - requiresApproval: { agent: Implementer, tool: tool.workspace.write_file }
     - requiresApproval: { agent: Implementer, tool: tool.workspace.run_tests }
     - requiresApproval: { agent: Reviewer, tool: tool.workspace.write_file }
-    - forbidEffect: { agent: Ghost, effect: workspace.write }
 `,
     );
     const run = await runTerfyn(["test", "--project", "."], dir);
@@ -81,7 +80,6 @@ spec:
       "FAIL",
       "FAIL",
       "PASS",
-      "FAIL",
       "FAIL",
       "FAIL",
     ]);
@@ -97,7 +95,24 @@ spec:
     );
     expect(more[6]).toContain("grant tool.workspace.run_tests is autonomous");
     expect(more[7]).toContain("Agent/Reviewer holds no grant tool.workspace.write_file");
-    expect(more[8]).toContain("no agent named Ghost");
+  });
+
+  it("an assertion naming an agent that does not exist is an error (TF3011), not a failure", async () => {
+    const dir = copyExample();
+    write(
+      dir,
+      "tests/more.yaml",
+      "apiVersion: terfyn.dev/v1\nkind: CapabilityTest\nmetadata: { name: more }\nspec:\n  assertions:\n    - forbidEffect: { agent: Ghost, effect: workspace.write }\n",
+    );
+    const run = await runTerfyn(["test", "--project", "."], dir);
+    expect(run.code).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toMatch(
+      /TF3011[\s\S]*CapabilityTest\/more names agent `Ghost`, which is not declared/,
+    );
+    // The project does not validate: a renamed or misspelt agent cannot slip past a guard.
+    const validate = await runTerfyn(["validate", "--project", "."], dir);
+    expect(validate.code).toBe(1);
+    expect(`${validate.stdout}${validate.stderr}`).toMatch(/error.*TF3011|TF3011.*error/i);
   });
 
   it("says so when a project has no capability tests", async () => {

@@ -5,7 +5,7 @@
  * says "needs approval" with a "Guards relaxed" section and a pending `terfyn/approval`, and
  * fails with `fail-on: widening`. A pull request that relaxes nothing stays green.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -141,6 +141,23 @@ describe("guards relaxed are widenings", () => {
     );
     expect(strict.run.failed).toBe(true);
     expect((await judged(r, "widening")).outcome.failing).toBe(true);
+  });
+
+  it("renaming the agent a policy names blocks: the policy would protect nothing", async () => {
+    const r = pr((p) => {
+      for (const f of ["main.agent", "tests/capabilities.yaml"])
+        writeFileSync(
+          join(p, f),
+          readFileSync(join(p, f), "utf8").replaceAll("Reviewer", "Critic"),
+        );
+    });
+    const dflt = await open(r);
+    expect(dflt.run.failed).toBe(true);
+    expect(dflt.comment.split("\n")[1]).toMatch(/^### ⛔ Terfyn · `agents` · blocked/);
+    expect(dflt.comment).toMatch(/TF3011/);
+    expect(dflt.comment).toMatch(
+      /Policy\/no-reviewer-writes forbids `workspace.write` for agent `Reviewer`, which is not declared/,
+    );
   });
 
   it("a change that only tightens (a lower loop limit and maxLoopLimit) stays green", async () => {

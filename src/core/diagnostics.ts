@@ -53,7 +53,9 @@ export const DIAGNOSTIC_CODES = {
   TF3008: { severity: "error", title: "duplicate item" },
   TF3009: { severity: "error", title: "unknown model" },
   TF3010: { severity: "error", title: "tool binding mismatch" },
-  TF3011: { severity: "warning", title: "unknown name in policy or test" },
+  // An error, not a warning: a policy or test naming an agent that does not exist (a rename, a
+  // typo) protects nothing, and a pull request could escape a guard that way.
+  TF3011: { severity: "error", title: "unknown name in policy or test" },
   TF4001: { severity: "error", title: "argument type mismatch" },
   TF4002: { severity: "error", title: "wrong number of arguments" },
   TF4003: { severity: "error", title: "assignment type mismatch" },
