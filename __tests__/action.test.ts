@@ -19,7 +19,7 @@ import {
   REPO,
   runAction,
 } from "./helpers/action-harness.ts";
-import { EXAMPLE, edit, grant, write } from "./helpers/example-project.ts";
+import { EXAMPLE, edit, grant, prRepo, write } from "./helpers/example-project.ts";
 import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
 
 const GOLDEN = join(import.meta.dirname, "golden", "action");
@@ -30,19 +30,6 @@ beforeAll(() => {
 afterEach(() => {
   nock.cleanAll();
 });
-
-function prRepo(change: (project: string) => void, before?: (project: string) => void) {
-  const repo = newRepo();
-  copyInto(EXAMPLE, repo, "agents");
-  write(repo, "README.md", "agents\n");
-  if (before) before(join(repo, "agents"));
-  const base = commitAll(repo, "base");
-  git(repo, "checkout", "-q", "-b", "feature");
-  change(join(repo, "agents"));
-  const head = commitAll(repo, "head");
-  git(repo, "checkout", "-q", "main");
-  return { repo, base, head };
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON, adapted field by field
 type Loose = Record<string, any>;

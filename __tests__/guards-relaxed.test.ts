@@ -11,18 +11,9 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decideOutcome, type FailOn } from "../src/core/ci/outcome.ts";
 import type { Plan } from "../src/core/plan/plan.ts";
-import {
-  commitAll,
-  copyInto,
-  fixture,
-  git,
-  newRepo,
-  OWNER,
-  REPO,
-  runAction,
-} from "./helpers/action-harness.ts";
+import { fixture, git, OWNER, REPO, runAction } from "./helpers/action-harness.ts";
 import { runTerfyn } from "./helpers/cli.ts";
-import { EXAMPLE, edit, write } from "./helpers/example-project.ts";
+import { EXAMPLE, edit, prRepo, write } from "./helpers/example-project.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
@@ -30,18 +21,6 @@ afterEach(() => nock.cleanAll());
 
 // biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON
 type Loose = Record<string, any>;
-
-function pr(change: (project: string) => void, before?: (project: string) => void) {
-  const repo = newRepo();
-  copyInto(EXAMPLE, repo, "agents");
-  if (before) before(join(repo, "agents"));
-  const base = commitAll(repo, "base");
-  git(repo, "checkout", "-q", "-b", "feature");
-  change(join(repo, "agents"));
-  const head = commitAll(repo, "head");
-  git(repo, "checkout", "-q", "main");
-  return { repo, base, head };
-}
 
 async function open(r: { repo: string; base: string; head: string }, failOn?: string) {
   const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
@@ -110,7 +89,7 @@ async function judged(r: { repo: string; base: string; head: string }, failOn: F
 describe("guards relaxed are widenings", () => {
   for (const [name, change, listed] of RELAXATIONS) {
     it(`${name}: needs approval, listed under Guards relaxed, and fail-on: widening fails`, async () => {
-      const r = pr(change);
+      const r = prRepo(change);
       const dflt = await open(r);
       expect(dflt.run.failed).toBe(false);
       expect(dflt.comment.split("\n")[1]).toMatch(/^### ⚠️ Terfyn · `agents` · needs approval/);
@@ -131,7 +110,7 @@ describe("guards relaxed are widenings", () => {
   it("a workflow's approve gate removed is a relaxed guard", async () => {
     const call = "    implementation = Implementer(state)\n";
     const gate = '    approve implementation "ready for review"\n';
-    const r = pr(
+    const r = prRepo(
       (p) => edit(p, "main.agent", gate, ""),
       (p) => edit(p, "main.agent", call, `${call}${gate}`),
     );
@@ -144,7 +123,7 @@ describe("guards relaxed are widenings", () => {
   });
 
   it("renaming the agent a policy names blocks: the policy would protect nothing", async () => {
-    const r = pr((p) => {
+    const r = prRepo((p) => {
       for (const f of ["main.agent", "tests/capabilities.yaml"])
         writeFileSync(
           join(p, f),
@@ -161,7 +140,7 @@ describe("guards relaxed are widenings", () => {
   });
 
   it("a change that only tightens (a lower loop limit and maxLoopLimit) stays green", async () => {
-    const r = pr((p) => {
+    const r = prRepo((p) => {
       edit(p, "main.agent", "limit 3", "limit 2");
       edit(p, "policies.yaml", "maxLoopLimit: 10", "maxLoopLimit: 5");
     });

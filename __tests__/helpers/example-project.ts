@@ -4,6 +4,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { commitAll, copyInto, git, newRepo } from "./action-harness.ts";
 
 export const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "implement-review-loop");
 
@@ -57,3 +58,23 @@ spec:
     - risk: { effect: process.exec, level: high }
     - maxLoopLimit: 10
 `;
+
+/**
+ * A repository whose `agents/` is the example: `before` shapes the base commit on main, `change`
+ * the head commit on the branch `feature`; main is checked out again.
+ */
+export function prRepo(
+  change: (project: string) => void,
+  before?: (project: string) => void,
+): { repo: string; base: string; head: string } {
+  const repo = newRepo();
+  copyInto(EXAMPLE, repo, "agents");
+  writeFileSync(join(repo, "README.md"), "agents\n");
+  if (before) before(join(repo, "agents"));
+  const base = commitAll(repo, "base");
+  git(repo, "checkout", "-q", "-b", "feature");
+  change(join(repo, "agents"));
+  const head = commitAll(repo, "head");
+  git(repo, "checkout", "-q", "main");
+  return { repo, base, head };
+}
