@@ -23,6 +23,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { byCodeUnit } from "../../core/order.ts";
 import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-process.ts";
 
 /** Run ids as the App and the Action make and accept them: also a safe ref component and file name. */
@@ -74,10 +75,6 @@ export function stateMac(key: Buffer, run: string, files: ReadonlyMap<string, Bu
         .digest("hex")}\0`,
     );
   return mac.digest("hex");
-}
-
-function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export interface LoadedState {

@@ -261,10 +261,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
     return report;
   };
 
-  const locks = new FileRunLock(o.lockFacts ?? hostFacts, now, undefined, {
-    otherHostStaleMs:
-      o.lockStaleSeconds !== undefined ? o.lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
-  });
+  const locks = runLocks(o.lockStaleSeconds, o.lockFacts ?? hostFacts, now);
   const budget = o.maxModelCalls ?? defaultModelBudget(o.agents);
   const sessionContext: SessionContext = {
     appSlug: o.appSlug,
@@ -522,6 +519,21 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       });
     },
   };
+}
+
+/**
+ * The runs' locks (the CLI's, src/adapters/fs/run-lock.ts): a lock taken on another host is
+ * stale once its heartbeat is `lockStaleSeconds` old (default 600).
+ */
+export function runLocks(
+  lockStaleSeconds: number | undefined,
+  facts: HostFacts = hostFacts,
+  now: () => Date = () => new Date(),
+): FileRunLock {
+  return new FileRunLock(facts, now, undefined, {
+    otherHostStaleMs:
+      lockStaleSeconds !== undefined ? lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
+  });
 }
 
 /** Where a run's files are under `runsDir`; throws on anything but a run id. */

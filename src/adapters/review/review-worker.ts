@@ -20,6 +20,7 @@ import {
 } from "./review-runner.ts";
 import type { RunJob } from "./review-runner-port.ts";
 import {
+  type Ask,
   type FromWorker,
   fromPlainError,
   GATEWAY_METHODS,
@@ -36,14 +37,8 @@ const send = (m: FromWorker) => {
 let nextId = 1;
 const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
 
-/** A question to the server, without its id. */
-type Question =
-  | { type: "call"; handle: number; method: (typeof GATEWAY_METHODS)[number]; args: unknown[] }
-  | { type: "token"; handle: number }
-  | { type: "report"; handle: number; args: unknown[] };
-
 /** Asks the server; resolves with its answer, or rejects with the error it reports. */
-function ask(q: Question): Promise<unknown> {
+function ask(q: Ask): Promise<unknown> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });

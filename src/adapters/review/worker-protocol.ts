@@ -52,10 +52,14 @@ export type FromWorker =
   | { type: "fatal"; message: string }
   | { type: "log"; line: string }
   | { type: "done"; handle: number }
-  | { type: "call"; id: number; handle: number; method: GatewayMethod; args: unknown[] }
-  | { type: "token"; id: number; handle: number }
-  | { type: "report"; id: number; handle: number; args: unknown[] }
+  | (Ask & { id: number })
   | { type: "answer"; id: number; value: unknown };
+
+/** What the worker asks the server about a job it holds (its handle), without the ask's id. */
+export type Ask =
+  | { type: "call"; handle: number; method: GatewayMethod; args: unknown[] }
+  | { type: "token"; handle: number }
+  | { type: "report"; handle: number; args: unknown[] };
 
 /** The gateway's methods the worker may call: exactly GitHubGateway's, by name. */
 export const GATEWAY_METHODS = [

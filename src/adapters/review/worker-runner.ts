@@ -14,18 +14,18 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { passableEnvNames } from "../../core/review/repo-facts.ts";
-import { DEFAULT_OTHER_HOST_STALE_MS } from "../../core/runs/run-lock.ts";
-import { FileRunLock, hostFacts } from "../fs/run-lock.ts";
 import type { RunReporter } from "../github/status-reporter.ts";
 import {
   claimHead,
   type InProcessRunner,
   type RunPaths,
+  runLocks,
   runPaths,
   type SavedJob,
 } from "./review-runner.ts";
 import type { RunJob } from "./review-runner-port.ts";
 import {
+  type Ask,
   type FromWorker,
   GATEWAY_METHODS,
   type PlainJob,
@@ -66,7 +66,7 @@ export interface Held {
 }
 
 /** A question the worker asks about a job it holds. */
-export type Question = Extract<FromWorker, { id: number; handle: number }>;
+export type Question = Ask & { id: number };
 
 /**
  * The answer to a worker's question, from the job it names by handle: a gateway method (by
@@ -106,10 +106,7 @@ export interface WorkerRunner extends InProcessRunner {
 
 export function workerRunner(o: WorkerRunnerOptions): WorkerRunner {
   const log = o.log ?? ((l: string) => process.stderr.write(`terfyn app: ${l}\n`));
-  const locks = new FileRunLock(hostFacts, () => new Date(), undefined, {
-    otherHostStaleMs:
-      o.lockStaleSeconds !== undefined ? o.lockStaleSeconds * 1000 : DEFAULT_OTHER_HOST_STALE_MS,
-  });
+  const locks = runLocks(o.lockStaleSeconds);
   const held = new Map<number, Held>();
   const asked = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let nextHandle = 1;

@@ -7,6 +7,7 @@
  */
 import type { Span } from "../diagnostics.ts";
 import type { GrantMode, ResolvedAgent, ResolvedProject } from "../model/project.ts";
+import { byCodeUnit } from "../order.ts";
 
 /** One reachable (effect, mode, operation) of an agent. */
 export interface EffectBoundEntry {
@@ -42,7 +43,10 @@ function sortedBound(agent: ResolvedAgent): EffectBoundEntry[] {
       out.push({ agent: agent.name, effect, mode: g.mode, tool: g.ref, span: g.span });
     }
   }
-  return out.sort((a, b) => cmp(a.effect, b.effect) || cmp(a.tool, b.tool) || cmp(a.mode, b.mode));
+  return out.sort(
+    (a, b) =>
+      byCodeUnit(a.effect, b.effect) || byCodeUnit(a.tool, b.tool) || byCodeUnit(a.mode, b.mode),
+  );
 }
 
 /** Why a workflow reaches an effect: the first agent grant found, and the call chain to it. */
@@ -150,8 +154,4 @@ export function findWorkflowCycles(project: ResolvedProject): { cycle: string[];
   };
   for (const name of [...project.workflows.keys()].sort()) if (!state.has(name)) dfs(name);
   return cycles;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

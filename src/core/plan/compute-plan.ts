@@ -4,6 +4,7 @@
  * bounds entry by entry, so a one-line grant change surfaces as the authority change it is.
  * Pure and deterministic: the same inputs give the same plan and hash.
  */
+import { byCodeUnit } from "../order.ts";
 import { sha256 } from "./canonical-hash.ts";
 import {
   type AgentAuthority,
@@ -147,7 +148,7 @@ export function computePlan(input: PlanInput): Plan {
   const guards: GuardChange[] = risk
     .filter((r) => GUARD_KINDS.has(r.kind as GuardKind))
     .map((r) => ({ address: r.address ?? "", kind: r.kind as GuardKind, reason: r.message }))
-    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    .sort((a, b) => byCodeUnit(a.address, b.address));
 
   const violations = [...input.violations].sort((a, b) =>
     `${a.agent} ${a.tool} ${a.effect} ${a.policy}` < `${b.agent} ${b.tool} ${b.effect} ${b.policy}`
