@@ -1,11 +1,3 @@
-/**
- * The App runner's token budget (TERFYN_APP_MAX_TOKENS), end to end over examples/review-fix:
- * a model script whose turns report usage, GitHub a fake on nock with net connect disabled and
- * every REST request checked against the OpenAPI fixture. The tokens a run spends are kept in
- * model-spend.json across its sessions; once they reach the budget the next model call is
- * refused and the run ends stuck, with the spend on the status comment and in the report.
- */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,6 +26,7 @@ import {
   status,
   writer,
 } from "./helpers/app-runner.ts";
+import { startAppServer } from "./helpers/app-server.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -171,14 +164,7 @@ describe("the App runner's token budget", () => {
 });
 
 describe("the App server's budget settings", () => {
-  const server = join(import.meta.dirname, "..", "src", "app", "server.ts");
-  const tsx = join(import.meta.dirname, "..", "node_modules", ".bin", "tsx");
-  const start = (env: Record<string, string>) =>
-    spawnSync(tsx, [server], {
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+  const start = startAppServer;
 
   it("a TERFYN_APP_MAX_TOKENS that is not a positive integer stops the App at startup, naming it", () => {
     for (const v of ["12.5", "lots"]) {

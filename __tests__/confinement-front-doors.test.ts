@@ -3,15 +3,15 @@
  * run` of a workflow that executes code and `terfyn review` refuse before anything runs, saying
  * what to install; `--unconfined` runs, and says so first.
  */
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startAppServer } from "./helpers/app-server.ts";
 import { runTerfyn } from "./helpers/cli.ts";
+import { EXAMPLE, exampleRunArgs } from "./helpers/example-project.ts";
 import { buildReviewExample, reviewStartArgs } from "./helpers/review-run.ts";
 
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "implement-review-loop");
 /** A PATH on which there is no bwrap (nor anything else). */
 const NO_BWRAP = { PATH: "/nonexistent-terfyn-bin" };
 
@@ -22,18 +22,7 @@ function example() {
   rmSync(join(dir, ".terfyn"), { recursive: true, force: true });
   const ws = join(base, "ws");
   mkdirSync(ws);
-  const args = [
-    "run",
-    "workflow/ImplementAndReview",
-    "--project",
-    dir,
-    "--input-file",
-    join(dir, "fixtures", "task.json"),
-    "--model-script",
-    join(dir, "fixtures", "model-script.yaml"),
-    "--run-dir",
-    join(base, "run"),
-  ];
+  const args = exampleRunArgs(dir, join(base, "run"));
   return { base, dir, ws, args };
 }
 
@@ -88,26 +77,7 @@ describe("no sandbox, no execution", () => {
   });
 
   it("the App does not start as a runner without a sandbox, naming bubblewrap", () => {
-    const root = join(import.meta.dirname, "..");
-    const start = (env: Record<string, string>) =>
-      spawnSync(
-        process.execPath,
-        [
-          join(root, "node_modules", "tsx", "dist", "cli.mjs"),
-          join(root, "src", "app", "server.ts"),
-        ],
-        {
-          env: {
-            ...NO_BWRAP,
-            HOME: process.env.HOME ?? "/",
-            TERFYN_APP_SLUG: "terfyn-test",
-            ...env,
-          },
-          encoding: "utf8",
-          timeout: 60_000,
-        },
-      );
-    const r = start({ TERFYN_MODEL_SCRIPT: "/nonexistent.yaml" });
+    const r = startAppServer({ ...NO_BWRAP, TERFYN_MODEL_SCRIPT: "/nonexistent.yaml" });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/terfyn app: bubblewrap \(bwrap\) is not installed/);
     expect(r.stderr).toMatch(/never runs a repository's commands unconfined/);
@@ -115,22 +85,10 @@ describe("no sandbox, no execution", () => {
   }, 120_000);
 
   it("the App does not start with its runs directory where every sandbox would show it", () => {
-    const root = join(import.meta.dirname, "..");
-    const r = spawnSync(
-      process.execPath,
-      [join(root, "node_modules", "tsx", "dist", "cli.mjs"), join(root, "src", "app", "server.ts")],
-      {
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: process.env.HOME ?? "/",
-          TERFYN_APP_SLUG: "terfyn-test",
-          TERFYN_MODEL_SCRIPT: "/nonexistent.yaml",
-          TERFYN_APP_RUNS_DIR: "/opt/terfyn-app-runs",
-        },
-        encoding: "utf8",
-        timeout: 60_000,
-      },
-    );
+    const r = startAppServer({
+      TERFYN_MODEL_SCRIPT: "/nonexistent.yaml",
+      TERFYN_APP_RUNS_DIR: "/opt/terfyn-app-runs",
+    });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(
       /terfyn app: the runs directory \/opt\/terfyn-app-runs is under \/opt, which every sandbox shows read-only/,

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTerfyn } from "./helpers/cli.ts";
+import { EXAMPLE, exampleRunArgs } from "./helpers/example-project.ts";
 
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "implement-review-loop");
 const made: string[] = [];
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
@@ -47,22 +47,10 @@ describe("--format text|json on every reporting command", () => {
   it("validate, plan, test, runs list and runs show each print text or versioned JSON", async () => {
     const dir = example(PROGRESS_SCRIPT);
     const ws = temp("terfyn-contract-ws-");
-    const run = await runTerfyn(
-      [
-        "run",
-        "workflow/ImplementAndReview",
-        "--project",
-        dir,
-        "--input-file",
-        join(dir, "fixtures", "task.json"),
-        "--model-script",
-        join(dir, "fixtures", "model-script.yaml"),
-        "--run-dir",
-        join(dir, ".terfyn", "runs", "r1"),
-      ],
-      dir,
-      { TERFYN_WORKSPACE_ROOT: ws, TERFYN_WORKSPACE_TEST_COMMAND: "grep -q 'a + b' add.go" },
-    );
+    const run = await runTerfyn(exampleRunArgs(dir, join(dir, ".terfyn", "runs", "r1")), dir, {
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "grep -q 'a + b' add.go",
+    });
     expect(run.code, run.stderr).toBe(0);
     const commands: string[][] = [
       ["validate", "--project", dir],
@@ -112,22 +100,10 @@ describe("terfyn run's progress lines", () => {
     const dir = example(PROGRESS_SCRIPT);
     const ws = temp("terfyn-progress-ws-");
     mkdirSync(join(ws, "sub"));
-    const r = await runTerfyn(
-      [
-        "run",
-        "workflow/ImplementAndReview",
-        "--project",
-        dir,
-        "--input-file",
-        join(dir, "fixtures", "task.json"),
-        "--model-script",
-        join(dir, "fixtures", "model-script.yaml"),
-        "--run-dir",
-        join(temp("terfyn-progress-run-"), "run"),
-      ],
-      dir,
-      { TERFYN_WORKSPACE_ROOT: ws, TERFYN_WORKSPACE_TEST_COMMAND: "grep -q 'a + b' add.go" },
-    );
+    const r = await runTerfyn(exampleRunArgs(dir, join(temp("terfyn-progress-run-"), "run")), dir, {
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "grep -q 'a + b' add.go",
+    });
     expect(r.code, r.stderr).toBe(0);
     const e = r.stderr;
     expect(e).toContain(

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTerfyn } from "./helpers/cli.ts";
+import { exampleRunArgs } from "./helpers/example-project.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "implement-review-loop");
 const made: string[] = [];
@@ -48,22 +49,10 @@ describe("terfyn run: write_file into new nested directories", () => {
     - output: { task: t, approved: true, feedback: ok }
 `,
     );
-    const r = await runTerfyn(
-      [
-        "run",
-        "workflow/ImplementAndReview",
-        "--project",
-        dir,
-        "--input-file",
-        join(dir, "fixtures", "task.json"),
-        "--model-script",
-        join(dir, "fixtures", "model-script.yaml"),
-        "--run-dir",
-        join(base, "run"),
-      ],
-      dir,
-      { TERFYN_WORKSPACE_ROOT: ws, TERFYN_WORKSPACE_TEST_COMMAND: "true" },
-    );
+    const r = await runTerfyn(exampleRunArgs(dir, join(base, "run")), dir, {
+      TERFYN_WORKSPACE_ROOT: ws,
+      TERFYN_WORKSPACE_TEST_COMMAND: "true",
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(ws, "src", "deep", "new", "add.go"), "utf8")).toBe("a + b");
     expect(r.stderr).toContain(

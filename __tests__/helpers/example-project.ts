@@ -78,3 +78,22 @@ export function prRepo(
   git(repo, "checkout", "-q", "main");
   return { repo, base, head };
 }
+
+/**
+ * `terfyn run` of the example's workflow on its own task and model script (both under
+ * `dir/fixtures`), keeping the run in `runDir`.
+ */
+export function exampleRunArgs(dir: string, runDir: string): string[] {
+  return [
+    "run",
+    "workflow/ImplementAndReview",
+    "--project",
+    dir,
+    "--input-file",
+    join(dir, "fixtures", "task.json"),
+    "--model-script",
+    join(dir, "fixtures", "model-script.yaml"),
+    "--run-dir",
+    runDir,
+  ];
+}

@@ -1,0 +1,26 @@
+/**
+ * The App's real server (src/app/server.ts, the package's start script) started as its own
+ * process for the startup checks that stop it: only PATH and HOME from this environment, the
+ * slug set, then `env`. Its exit, stdout and stderr.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+export function startAppServer(env: Record<string, string>): SpawnSyncReturns<string> {
+  return spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "src", "app", "server.ts")],
+    {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/",
+        TERFYN_APP_SLUG: "terfyn-test",
+        ...env,
+      },
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
+}
