@@ -22,7 +22,7 @@ afterEach(() => nock.cleanAll());
 
 const HEAD = "a".repeat(40);
 
-async function runReviewFix(inputs: Record<string, string>) {
+async function runReviewFix(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
   const saved = { ...process.env };
   for (const k of Object.keys(process.env)) if (k.startsWith("INPUT_")) delete process.env[k];
   Object.assign(process.env, {
@@ -34,6 +34,7 @@ async function runReviewFix(inputs: Record<string, string>) {
     "INPUT_STATE-KEY": STATE_KEY,
     INPUT_MODE: "review-fix",
   });
+  Object.assign(process.env, extraEnv);
   for (const [k, v] of Object.entries(inputs)) process.env[`INPUT_${k.toUpperCase()}`] = v;
   const rec = recordRequests();
   const writes: string[] = [];
@@ -43,8 +44,11 @@ async function runReviewFix(inputs: Record<string, string>) {
     return true;
   }) as typeof process.stdout.write;
   const exitCode = process.exitCode;
+  // What a process the job starts with the default environment would inherit, after the run.
+  let inherited = "";
   try {
     await run({ fetch: globalThis.fetch, retries: 0 });
+    inherited = execFileSync("env", { encoding: "utf8" });
   } finally {
     process.stdout.write = write;
     rec.stop();
@@ -54,7 +58,12 @@ async function runReviewFix(inputs: Record<string, string>) {
   process.exitCode = exitCode;
   expect(rec.problems).toEqual([]);
   const errors = writes.join("").match(/^::error::.*$/gm) ?? [];
-  return { failed, errors, requests: rec.requests.map((r) => `${r.method} ${r.path}`) };
+  return {
+    failed,
+    errors,
+    inherited,
+    requests: rec.requests.map((r) => `${r.method} ${r.path}`),
+  };
 }
 
 describe("mode: review-fix", () => {
@@ -118,6 +127,28 @@ describe("mode: review-fix", () => {
     expect(r.failed).toBe(true);
     expect(r.errors[0]).toMatch(/head is cccccccccccc, not the dispatched aaaaaaaaaaaa/);
     expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+  });
+
+  it("the job's secrets leave its environment before anything runs: the token still reads the pull request, and a process the job starts inherits none of them", async () => {
+    const gh = fakeGitHub({
+      pr: { headSha: "c".repeat(40), baseSha: "b".repeat(40), author: "alice" },
+    });
+    const r = await runReviewFix(
+      { "pull-request": "7", "head-sha": HEAD },
+      {
+        ANTHROPIC_API_KEY: "sk-ant-canary",
+        GITHUB_TOKEN: "ghs_canary",
+        ACTIONS_RUNTIME_TOKEN: "rt",
+      },
+    );
+    gh.done();
+    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/pulls/7`]);
+    for (const secret of ["test-token", STATE_KEY, "sk-ant-canary", "ghs_canary"])
+      expect(r.inherited).not.toContain(secret);
+    expect(r.inherited).not.toMatch(
+      /^(INPUT_GITHUB-TOKEN|INPUT_STATE-KEY|ACTIONS_RUNTIME_TOKEN)=/m,
+    );
+    expect(r.inherited).toMatch(/^GITHUB_REPOSITORY=/m);
   });
 
   it("a pull request that does not exist: fails with the API's answer and writes nothing", async () => {

@@ -335,4 +335,13 @@ export const APP: Mutation[] = [
     test: "__tests__/app-worker-runner.test.ts",
     filter: "only with the gateway's own methods",
   },
+  {
+    group: "sandbox",
+    guard: "the Actions job's secrets leave process.env before anything runs",
+    file: "src/action/review-fix-entry.ts",
+    find: "  for (const k of passableEnvNames(names).refused) delete env[k];",
+    replace: "  void names;",
+    test: "__tests__/action-review-fix.test.ts",
+    filter: "secrets leave its environment",
+  },
 ];
