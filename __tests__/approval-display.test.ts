@@ -56,7 +56,7 @@ spec:
   command: { argv: [/bin/cat] }
   operations:
     release:
-      effects: [deploy.production]
+      effects: [process.exec, deploy.production]
       idempotent: false
       input:
         type: object
@@ -74,7 +74,7 @@ spec:
   instructions "release"
   grants { tool.deploy.release requires approval }
 }
-workflow Ship(r: Release) -> Release effects { deploy.production } { return Deployer(r) }
+workflow Ship(r: Release) -> Release effects { process.exec, deploy.production } { return Deployer(r) }
 workflow Sign(r: Release) -> Release effects { } {
   approve r "ship the release notes"
   return r

@@ -43,6 +43,7 @@ export const DIAGNOSTIC_CODES = {
   TF2013: { severity: "error", title: "adapter settings missing or misplaced" },
   TF2014: { severity: "error", title: "unsafe http header" },
   TF2015: { severity: "error", title: "name not writable in .agent" },
+  TF2016: { severity: "error", title: "operation effects do not match its adapter" },
   TF3001: { severity: "error", title: "unknown agent or workflow" },
   TF3002: { severity: "error", title: "unknown tool" },
   TF3003: { severity: "error", title: "unknown tool operation" },

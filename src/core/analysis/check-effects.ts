@@ -80,6 +80,7 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
       );
     }
   }
+  diagnostics.push(...unknownEffects(project));
   for (const v of findPolicyViolations(project)) {
     diagnostics.push(
       diagnostic(v.code, v.grantSpan, v.message, {
@@ -122,6 +123,59 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
     });
   }
   return diagnostics;
+}
+
+/** The effect classes every project knows, whether or not one of its tools has them yet. */
+export const STANDARD_EFFECTS = [
+  "workspace.read",
+  "workspace.write",
+  "process.exec",
+  "network.egress",
+] as const;
+
+/**
+ * Effects named by a policy rule or a test assertion that neither the standard classes nor any
+ * operation of the project has: a misspelling (`workspace.writes`) would make a `forbid` or a
+ * `forbidEffect` hold trivially, guarding nothing. An error, like an unknown agent.
+ */
+function unknownEffects(project: ResolvedProject): Diagnostic[] {
+  const known = new Set<string>(STANDARD_EFFECTS);
+  for (const tool of project.tools.values())
+    for (const op of tool.operations.values()) for (const e of op.effects) known.add(e);
+  const out: Diagnostic[] = [];
+  const check = (effect: string, span: Diagnostic["span"], where: string) => {
+    if (known.has(effect)) return;
+    const hint = didYouMean(effect, known);
+    out.push(
+      diagnostic(
+        "TF3011",
+        span,
+        `${where} names the effect \`${effect}\`, which no tool of this project has and is not a standard effect (${STANDARD_EFFECTS.join(", ")}); it guards nothing`,
+        hint ? { hint } : { hint: "name an effect an operation declares" },
+      ),
+    );
+  };
+  for (const p of project.policies) {
+    const r = p.rule;
+    const effect =
+      "forbid" in r
+        ? r.forbid.effect
+        : "requireApproval" in r
+          ? r.requireApproval.effect
+          : "risk" in r
+            ? r.risk.effect
+            : undefined;
+    if (effect !== undefined) check(effect, p.span, `Policy/${p.policy}`);
+  }
+  for (const test of project.capabilityTests) {
+    test.value.spec.assertions.forEach((a, i) => {
+      const body = Object.values(a)[0] as { effect?: string; equals?: string[] };
+      const span = test.spanOf(["spec", "assertions", i]);
+      for (const e of [...(body.effect !== undefined ? [body.effect] : []), ...(body.equals ?? [])])
+        check(e, span, `CapabilityTest/${test.name}`);
+    });
+  }
+  return out;
 }
 
 /** Whether a workflow (transitively) calls an agent whose grants did not all resolve. */

@@ -58,6 +58,23 @@ const MOCK_MODELS = ["gpt-4", "script"];
 /** Operations the native workspace adapter implements. */
 export const WORKSPACE_OPERATIONS = ["read_file", "write_file", "run_tests"] as const;
 
+/**
+ * The effects the native workspace operations have, fixed here: what they do at run time does
+ * not depend on YAML, so YAML cannot relabel them (`write_file: { effects: [] }` would hide a
+ * write from every policy and test).
+ */
+export const NATIVE_EFFECTS: Readonly<Record<(typeof WORKSPACE_OPERATIONS)[number], string>> = {
+  read_file: "workspace.read",
+  write_file: "workspace.write",
+  run_tests: "process.exec",
+};
+
+/** The effect an operation of each executing adapter always has, whatever else it declares. */
+const INTRINSIC_EFFECTS: Partial<Record<string, string>> = {
+  command: "process.exec",
+  http: "network.egress",
+};
+
 const EXCLUDED_DIRS = new Set(["fixtures", ".terfyn", "node_modules", ".git"]);
 
 /** Whether a project-relative path is one of the project's source files. */
@@ -479,6 +496,45 @@ class Resolver {
     if (node.items) this.checkRequiredProperties(res, node.items, [...path, "items"]);
   }
 
+  /**
+   * An operation's effects must say what it does: a native workspace operation has exactly the
+   * effect fixed in code; a command operation always has `process.exec` and an http one
+   * `network.egress`. Anything else relabels what runs, and would let it escape a policy.
+   */
+  private checkOperationEffects(
+    res: LoadedResource<"Tool">,
+    opName: string,
+    declared: readonly string[],
+    span: Span,
+  ): void {
+    const adapter = res.value.spec.adapter;
+    const native =
+      adapter === "workspace" ? NATIVE_EFFECTS[opName as keyof typeof NATIVE_EFFECTS] : undefined;
+    const effects = [...new Set(declared)];
+    if (native !== undefined && (effects.length !== 1 || effects[0] !== native)) {
+      this.diagnostics.push(
+        diagnostic(
+          "TF2016",
+          span,
+          `Tool/${res.name}: the workspace operation \`${opName}\` has the effect \`${native}\`, fixed by the adapter; it cannot be declared as ${effects.length === 0 ? "having none" : effects.map((e) => `\`${e}\``).join(", ")}`,
+          { hint: `write \`effects: [${native}]\`` },
+        ),
+      );
+      return;
+    }
+    const intrinsic = INTRINSIC_EFFECTS[adapter];
+    if (intrinsic !== undefined && !effects.includes(intrinsic)) {
+      this.diagnostics.push(
+        diagnostic(
+          "TF2016",
+          span,
+          `Tool/${res.name}: every ${adapter} operation has the effect \`${intrinsic}\`; \`${opName}\` does not declare it`,
+          { hint: `add \`${intrinsic}\` to its effects` },
+        ),
+      );
+    }
+  }
+
   private resolveTools(
     resources: LoadedResource<"Tool">[],
     bindings: Map<string, { decl: ToolDecl; file: string }>,
@@ -517,6 +573,7 @@ class Resolver {
             ),
           );
         }
+        this.checkOperationEffects(res, opName, op.effects, opSpan);
         const resolved: ResolvedOperation = {
           name: opName,
           effects: [...new Set(op.effects)],
