@@ -68,7 +68,7 @@ Effect bound (Agent/Reviewer):
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("has no terfyn.yaml at HEAD~1");
     const plan = JSON.parse(run.stdout);
-    expect(plan.summary.add).toBe(6);
+    expect(plan.summary.add).toBe(7); // 2 agents, 1 workflow, 1 tool, 1 schema, 1 policy, 1 capability test
     expect(plan.changes.every((c: { action: string }) => c.action === "create")).toBe(true);
   });
 

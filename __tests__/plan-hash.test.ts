@@ -36,10 +36,14 @@ const base = exampleFiles();
 const baseResources = projectResources(validateProject(base).project).resources;
 
 function hashOf(files: Files): string {
-  const result = planProject(validateProject(files), {
-    resources: baseResources,
-    source: { source: "state", ref: "x" },
-  });
+  const result = planProject(
+    validateProject(files),
+    {
+      resources: baseResources,
+      source: { source: "state", ref: "x" },
+    },
+    ".",
+  );
   if (!result.ok) throw new Error(result.blocking.map((d) => `${d.code} ${d.message}`).join("\n"));
   return result.plan.hash;
 }
@@ -85,13 +89,18 @@ const EDITS: { name: string; apply: (f: Files) => Files }[] = [
       ),
   },
   {
-    name: "change an operation's effects",
+    name: "loosen an operation's input schema",
+    apply: (f) =>
+      editFile(f, "tools.yaml", "required: [path], properties", "required: [], properties"),
+  },
+  {
+    name: "drop a capability-test assertion",
     apply: (f) =>
       editFile(
         f,
-        "tools.yaml",
-        "effects: [process.exec]",
-        "effects: [process.exec, workspace.read]",
+        "tests/capabilities.yaml",
+        "    - forbidEffect: { agent: Reviewer, effect: workspace.write }\n",
+        "",
       ),
   },
   { name: "raise the loop limit", apply: (f) => editFile(f, "main.agent", "limit 3", "limit 4") },

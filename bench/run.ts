@@ -366,10 +366,14 @@ async function runPlanPhases(dir: string): Promise<PlanPhases> {
   const { resources } = projectResources(prior.project);
   const priorResources = performance.now() - t;
   t = performance.now();
-  const result = planProject(current, {
-    resources,
-    source: { source: "git", ref: AGAINST, commit: rev.commit },
-  });
+  const result = planProject(
+    current,
+    {
+      resources,
+      source: { source: "git", ref: AGAINST, commit: rev.commit },
+    },
+    ".",
+  );
   const plan = performance.now() - t;
   if (!result.ok) throw new BenchBroken("the changed project cannot be planned");
   t = performance.now();

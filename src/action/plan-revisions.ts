@@ -83,11 +83,17 @@ export async function planProjectAt(
       }
     }
   }
-  const result = planProject(head, {
-    resources: priorResources,
-    source:
-      prior !== undefined ? { source: "git", ref: prior, commit: priorCommit } : { source: "none" },
-  });
+  const result = planProject(
+    head,
+    {
+      resources: priorResources,
+      source:
+        prior !== undefined
+          ? { source: "git", ref: prior, commit: priorCommit }
+          : { source: "none" },
+    },
+    path,
+  );
   const base = { path, head, tests, conflicts: [], ...(baseProblem ? { baseProblem } : {}) };
   return result.ok
     ? { ...base, plan: result.plan, blocking: [] }

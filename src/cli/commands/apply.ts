@@ -13,7 +13,13 @@ import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
-import { loadPrior, loadProject, printDiagnostics, statePath } from "./project-context.ts";
+import {
+  loadPrior,
+  loadProject,
+  printDiagnostics,
+  repositoryPath,
+  statePath,
+} from "./project-context.ts";
 
 export const APPLY_HELP = `Usage: terfyn apply --project DIR [--auto-approve] [--plan-hash sha256:…] [--state FILE]
 
@@ -52,7 +58,7 @@ export async function applyCommand(argv: string[], io: CliIo): Promise<number> {
 
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, { state: values.state as string | undefined });
-  const result = planProject(ctx.validation, prior);
+  const result = planProject(ctx.validation, prior, repositoryPath(ctx));
   if (!result.ok) {
     printDiagnostics(io, ctx, ctx.diagnostics);
     io.stderr(

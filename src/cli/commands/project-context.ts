@@ -2,8 +2,9 @@
  * What plan, apply and test share: reading the project at --project, validating it, and
  * finding the prior side of a plan (a git revision with --against, else the state file).
  */
-import { relative, resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import { type ReadProjectResult, readProjectDirectory } from "../../adapters/fs/read-project.ts";
+import { gitToplevel, realPathOf } from "../../adapters/fs/real-path.ts";
 import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
 import type { Plan } from "../../core/plan/plan.ts";
 import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
@@ -20,6 +21,17 @@ export interface ProjectContext {
   diagnostics: Diagnostic[];
   displayPath: (file: string) => string;
   where: string;
+}
+
+/**
+ * The project's directory relative to its repository's root, `/`-separated ("." for the root,
+ * and for a project outside any repository): what a plan hash binds, the same path the Action
+ * plans the project under.
+ */
+export function repositoryPath(ctx: Pick<ProjectContext, "root">): string {
+  const real = realPathOf(ctx.root);
+  const top = gitToplevel(real);
+  return (top === undefined ? "" : relative(top, real).split(sep).join("/")) || ".";
 }
 
 export async function loadProject(

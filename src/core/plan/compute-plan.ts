@@ -32,6 +32,8 @@ import {
 
 export interface PlanInput {
   project: string;
+  /** The project's directory relative to the repository root ("." for the root). */
+  path: string;
   prior: readonly ResourceRecord[];
   priorSource: Plan["prior"];
   current: readonly ResourceRecord[];
@@ -44,10 +46,13 @@ type Mode = "autonomous" | "gated";
 /** The risk items that are a guard relaxed: each counts as a widening. */
 const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "policy_relaxed",
+  "risk_lowered",
   "approval_removed",
   "workflow_effects_widened",
   "loop_bound_raised",
   "model_calls_raised",
+  "reach_changed",
+  "test_relaxed",
 ]);
 
 export function computePlan(input: PlanInput): Plan {
@@ -66,6 +71,13 @@ export function computePlan(input: PlanInput): Plan {
     gated: undefined,
   };
 
+  // The severity of the change's own lines comes from the base's risk rules when there is a
+  // base: a pull request cannot grade its own widening low by adding a `risk` rule.
+  const judge = input.priorSource.source === "none" ? undefined : riskLevels(input.prior);
+  // The operations some agent of the head may reach: a change to one of them changes authority.
+  const reached = new Set<string>();
+  for (const r of input.current) for (const e of r.effect_bound ?? []) reached.add(e.tool);
+
   for (const address of addresses) {
     const before = prior.get(address);
     const after = current.get(address);
@@ -77,7 +89,7 @@ export function computePlan(input: PlanInput): Plan {
     if (resourceAction) changes.push({ address, kind, action: resourceAction, attributes });
 
     if (kind === "Agent") {
-      const delta = agentDelta(address, before, after);
+      const delta = agentDelta(address, before, after, judge);
       if (resourceAction && (delta.bound.added.length > 0 || delta.bound.removed.length > 0)) {
         effectBounds.push({ ...delta.bound, action: resourceAction });
       } else if (delta.bound.added.length > 0 || delta.bound.removed.length > 0) {
@@ -115,7 +127,9 @@ export function computePlan(input: PlanInput): Plan {
       if (before?.bounds && b) risk.push(...workflowRisk(address, before.bounds, b));
     }
 
-    if (kind === "Policy" && before) risk.push(...policyRisk(address, before, after));
+    if (kind === "Policy") risk.push(...policyRisk(address, before, after));
+    if (kind === "Tool" && before && after) risk.push(...toolRisk(address, before, after, reached));
+    if (kind === "CapabilityTest" && before) risk.push(...testRisk(address, before, after));
   }
 
   const overall = (mode: Mode): AuthorityChange =>
@@ -168,6 +182,7 @@ export function computePlan(input: PlanInput): Plan {
   const hashed = {
     format_version: PLAN_FORMAT_VERSION,
     project: input.project,
+    path: input.path,
     changes,
     effect_bounds: effectBounds,
     capability_delta: capabilityDelta,
@@ -256,9 +271,12 @@ function agentDelta(
   address: string,
   before: ResourceRecord | undefined,
   after: ResourceRecord | undefined,
+  judge: ReadonlyMap<string, Severity> | undefined,
 ) {
   const oldBound = before?.effect_bound ?? [];
-  const newBound = after?.effect_bound ?? [];
+  const newBound = (after?.effect_bound ?? []).map((e) =>
+    judge ? { ...e, severity: judge.get(e.effect) ?? defaultSeverity(e.mode) } : e,
+  );
   const oldKeys = new Set(oldBound.map(entryKey));
   const newKeys = new Set(newBound.map(entryKey));
   const added = newBound.filter((e) => !oldKeys.has(entryKey(e)));
@@ -365,9 +383,148 @@ function workflowRisk(
   return out;
 }
 
-function policyRisk(
+function defaultSeverity(mode: Mode): Severity {
+  return mode === "autonomous" ? "high" : "medium";
+}
+
+/** Effect → the most severe `risk` level the records' policies give it. */
+function riskLevels(records: readonly ResourceRecord[]): Map<string, Severity> {
+  const out = new Map<string, Severity>();
+  for (const r of records) {
+    if (r.kind !== "Policy" || !isObject(r.spec) || !Array.isArray(r.spec.rules)) continue;
+    for (const rule of r.spec.rules) {
+      const risk = isObject(rule) && isObject(rule.risk) ? rule.risk : undefined;
+      if (!risk || typeof risk.effect !== "string" || typeof risk.level !== "string") continue;
+      const level = risk.level as Severity;
+      const cur = out.get(risk.effect);
+      if (cur === undefined || SEVERITY_ORDER.indexOf(level) < SEVERITY_ORDER.indexOf(cur))
+        out.set(risk.effect, level);
+    }
+  }
+  return out;
+}
+
+/**
+ * A Tool's change to an operation some agent may reach: anything but fewer effects is taken as
+ * a widening of that reach (another host, path, method, argv, environment name, header, input
+ * schema, timeout, output cap), and shown before → after in full. Operations nobody reaches
+ * change nothing an agent may do; a grant of one later shows in that agent's effect bound.
+ */
+function toolRisk(
   address: string,
   before: ResourceRecord,
+  after: ResourceRecord,
+  reached: ReadonlySet<string>,
+): RiskItem[] {
+  const name = address.slice("Tool/".length);
+  const ops = (r: ResourceRecord): Record<string, JsonValue> =>
+    isObject(r.spec) && isObject(r.spec.operations) ? r.spec.operations : {};
+  const was = ops(before);
+  const now = ops(after);
+  const reachedOps = Object.keys(now).filter((op) => reached.has(`tool.${name}.${op}`));
+  if (reachedOps.length === 0) return [];
+  const out: RiskItem[] = [];
+  const item = (what: string, b: JsonValue | undefined, a: JsonValue | undefined) =>
+    out.push({
+      severity: "high",
+      kind: "reach_changed",
+      message: `${address} ${what}: ${showValue(b)} -> ${showValue(a)}.`,
+      address,
+    });
+  for (const op of reachedOps.sort()) {
+    const b = was[op];
+    const a = now[op];
+    if (!isObject(a)) continue;
+    if (!isObject(b)) {
+      item(`operation ${op} (reached by a grant)`, undefined, a);
+      continue;
+    }
+    for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()) {
+      if (sameJson(b[key], a[key])) continue;
+      if (key === "effects" && isSubset(a[key], b[key])) continue;
+      if ((key === "timeoutMs" || key === "idempotent") && isTighter(key, b[key], a[key])) continue;
+      item(`operation ${op} ${key}`, b[key], a[key]);
+    }
+  }
+  const settings = (r: ResourceRecord) => {
+    const spec = isObject(r.spec) ? r.spec : {};
+    const { operations: _ops, ...rest } = spec;
+    return rest as Record<string, JsonValue>;
+  };
+  const sb = settings(before);
+  const sa = settings(after);
+  // The environment allowlist is a set: only a name the base did not pass widens it.
+  const envOf = (v: Record<string, JsonValue>) =>
+    isObject(v.command) && Array.isArray(v.command.env) ? v.command.env : [];
+  const newNames = envOf(sa).filter((n) => !envOf(sb).some((m) => sameJson(m, n)));
+  if (newNames.length > 0) item("command.env", envOf(sb), envOf(sa));
+  const changes: AttributeChange[] = [];
+  for (const key of [...new Set([...Object.keys(sb), ...Object.keys(sa)])].sort())
+    diffValue(key, sb[key], sa[key], changes);
+  for (const c of changes) {
+    if (c.path.startsWith("command.env.")) continue;
+    // Proven tighter: a header no longer sent, a smaller cap.
+    if (c.path.startsWith("http.headers.") && c.after === undefined) continue;
+    if (/(maxOutputBytes|maxResponseBytes)$/.test(c.path) && isTighter("cap", c.before, c.after))
+      continue;
+    item(c.path, c.before, c.after);
+  }
+  return out;
+}
+
+function isSubset(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  return Array.isArray(a) && Array.isArray(b) && a.every((x) => b.some((y) => sameJson(x, y)));
+}
+
+/** A smaller timeout or cap, or an operation that became idempotent. */
+function isTighter(key: string, before: JsonValue | undefined, after: JsonValue | undefined) {
+  if (key === "idempotent") return before === false && after === true;
+  return typeof before === "number" && typeof after === "number" && after <= before;
+}
+
+/** A value in full, on one line: never shortened, so two different reaches never look alike. */
+function showValue(v: JsonValue | undefined): string {
+  return v === undefined ? "(none)" : JSON.stringify(v);
+}
+
+/**
+ * A capability test's assertions are guards: one not kept exactly (deleted, its test deleted
+ * or excluded, or changed) is relaxed, unless it is proven tighter: a `maxIterations` limit
+ * that only went down.
+ */
+function testRisk(
+  address: string,
+  before: ResourceRecord,
+  after: ResourceRecord | undefined,
+): RiskItem[] {
+  const assertions = (r: ResourceRecord | undefined): JsonValue[] =>
+    isObject(r?.spec) && Array.isArray(r.spec.assertions) ? r.spec.assertions : [];
+  const now = assertions(after);
+  const limit = (a: JsonValue) =>
+    isObject(a) && isObject(a.maxIterations) && typeof a.maxIterations.limit === "number"
+      ? { workflow: a.maxIterations.workflow, limit: a.maxIterations.limit }
+      : undefined;
+  const kept = (a: JsonValue) => {
+    const l = limit(a);
+    return now.some((n) => {
+      if (sameJson(n, a)) return true;
+      const m = limit(n);
+      return l !== undefined && m !== undefined && m.workflow === l.workflow && m.limit <= l.limit;
+    });
+  };
+  return assertions(before)
+    .filter((a) => !kept(a))
+    .map((a) => ({
+      severity: "high" as const,
+      kind: "test_relaxed",
+      message: `${address} ${after ? "no longer asserts" : "is removed, with"} ${describeRule(a)}.`,
+      address,
+    }));
+}
+
+function policyRisk(
+  address: string,
+  before: ResourceRecord | undefined,
   after: ResourceRecord | undefined,
 ): RiskItem[] {
   const rules = (r: ResourceRecord | undefined): JsonValue[] => {
@@ -386,12 +543,27 @@ function policyRisk(
     );
   };
   const lost = rules(before).filter((r) => !kept(r));
-  return lost.map((r) => ({
+  const out: RiskItem[] = lost.map((r) => ({
     severity: "high" as const,
     kind: "policy_relaxed",
     message: `${address} ${after ? "no longer has" : "is removed, with"} the rule ${describeRule(r)}.`,
     address,
   }));
+  // A new `risk` rule below the default grades future changes lower: a guard relaxed too.
+  const was = rules(before);
+  for (const r of now) {
+    if (was.some((w) => sameJson(w, r))) continue;
+    const risk = isObject(r) && isObject(r.risk) ? r.risk : undefined;
+    if (!risk || typeof risk.level !== "string") continue;
+    if (SEVERITY_ORDER.indexOf(risk.level as Severity) <= SEVERITY_ORDER.indexOf("high")) continue;
+    out.push({
+      severity: "high",
+      kind: "risk_lowered",
+      message: `${address} now grades ${String(risk.effect)} ${risk.level} (the default for autonomous reach is high); this change is still graded by the base's rules.`,
+      address,
+    });
+  }
+  return out;
 }
 
 function describeRule(rule: JsonValue): string {

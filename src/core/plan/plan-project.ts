@@ -20,6 +20,8 @@ export type PlanProjectResult =
 export function planProject(
   current: ValidationResult,
   prior: { resources: readonly ResourceRecord[]; source: Plan["prior"] },
+  /** The project's directory relative to the repository root ("." for the root). */
+  path: string,
 ): PlanProjectResult {
   const blocking = current.diagnostics.filter(
     (d) => d.severity === "error" && !PLANNABLE_CODES.has(d.code),
@@ -37,6 +39,7 @@ export function planProject(
   }));
   const plan = computePlan({
     project: current.project.settings.name,
+    path,
     prior: prior.resources,
     priorSource: prior.source,
     current: resources,

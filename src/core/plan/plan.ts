@@ -76,10 +76,13 @@ export interface GuardChange {
 
 export type GuardKind =
   | "policy_relaxed"
+  | "risk_lowered"
   | "approval_removed"
   | "workflow_effects_widened"
   | "loop_bound_raised"
-  | "model_calls_raised";
+  | "model_calls_raised"
+  | "reach_changed"
+  | "test_relaxed";
 
 export interface WorkflowSummary {
   address: string;
@@ -105,6 +108,12 @@ export interface PolicyViolation {
 export interface Plan {
   format_version: string;
   project: string;
+  /**
+   * Where the project is: its directory relative to the repository's root (`/`-separated, "."
+   * for the root). Hashed, so an approval of one project never covers another with the same
+   * `metadata.name`.
+   */
+  path: string;
   /** What the plan compares against. Not part of the hash. */
   prior: { source: "none" | "state" | "git"; ref?: string; commit?: string };
   changes: ResourceChange[];

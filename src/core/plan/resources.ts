@@ -16,7 +16,7 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-export type ResourceKind = "Agent" | "Workflow" | "Tool" | "Schema" | "Policy";
+export type ResourceKind = "Agent" | "Workflow" | "Tool" | "Schema" | "Policy" | "CapabilityTest";
 
 export type Severity = "critical" | "high" | "medium" | "low" | "info";
 
@@ -178,6 +178,8 @@ export function projectResources(project: ResolvedProject): {
         entry.reaches = reachText(op.reach);
         entry.timeoutMs = op.reach.timeoutMs;
       }
+      // The input it accepts: a loosened schema lets the model send what it could not before.
+      if (op.input) entry.input = op.input as JsonValue;
       operations[op.name] = entry;
     }
     const spec: Record<string, JsonValue> = { adapter: tool.adapter, operations };
@@ -224,6 +226,18 @@ export function projectResources(project: ResolvedProject): {
     const address = `Policy/${name}`;
     resources.push({ address, kind: "Policy", name, spec: { rules } });
     locations.resources[address] = span;
+  }
+
+  // Capability tests are guards: each assertion is part of what the plan compares and hashes.
+  for (const test of project.capabilityTests) {
+    const address = `CapabilityTest/${test.name}`;
+    resources.push({
+      address,
+      kind: "CapabilityTest",
+      name: test.name,
+      spec: { assertions: test.value.spec.assertions as JsonValue },
+    });
+    locations.resources[address] = test.span;
   }
 
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

@@ -8,6 +8,7 @@ export function planToJson(plan: Plan): Plan {
   return {
     format_version: plan.format_version,
     project: plan.project,
+    path: plan.path,
     hash: plan.hash,
     summary: plan.summary,
     prior: plan.prior,

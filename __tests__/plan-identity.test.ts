@@ -1,0 +1,93 @@
+/**
+ * The plan hash binds where the project is, not only what it holds: two projects with the same
+ * `metadata.name` and the same change (staging/ and prod/) get different hashes, so an approval
+ * of one never covers the other. Through the bundled Action on a real git repository, and from
+ * the sources.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import nock from "nock";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { planProject } from "../src/core/plan/plan-project.ts";
+import { projectResources } from "../src/core/plan/resources.ts";
+import { validateProject } from "../src/core/validate.ts";
+import {
+  commitAll,
+  copyInto,
+  fixture,
+  git,
+  newRepo,
+  OWNER,
+  REPO,
+  runAction,
+} from "./helpers/action-harness.ts";
+import { EXAMPLE, edit } from "./helpers/example-project.ts";
+import { fakeGitHub } from "./helpers/fake-github.ts";
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+
+// biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON
+type Loose = Record<string, any>;
+
+const HASH = /Plan hash: (sha256:[0-9a-f]{64})/;
+
+describe("a plan hash names its project's path", () => {
+  it("staging/ and prod/, same name and same change: two hashes, one per project", async () => {
+    const repo = newRepo();
+    for (const dir of ["staging", "prod"]) copyInto(EXAMPLE, repo, dir);
+    writeFileSync(join(repo, "README.md"), "two\n");
+    const base = commitAll(repo, "base");
+    git(repo, "checkout", "-q", "-b", "feature");
+    for (const dir of ["staging", "prod"])
+      edit(join(repo, dir), "main.agent", "limit 3", "limit 2");
+    const head = commitAll(repo, "head");
+    git(repo, "checkout", "-q", "main");
+
+    const gh = fakeGitHub({ pr: { headSha: head, baseSha: base, author: "alice" } });
+    const p = fixture("pull_request.opened") as Loose;
+    p.number = 7;
+    p.pull_request.number = 7;
+    p.pull_request.head.sha = head;
+    p.pull_request.base.sha = base;
+    p.repository.name = REPO;
+    p.repository.owner.login = OWNER;
+    p.repository.full_name = `${OWNER}/${REPO}`;
+    const run = await runAction({
+      event: "pull_request",
+      payload: p,
+      workspace: repo,
+      inputs: { project: "staging\nprod", comment: "always" },
+    });
+    gh.done();
+    expect(run.failed).toBe(false);
+    const hashOf = (dir: string) =>
+      HASH.exec(
+        gh.comments.find((c) => c.body.includes(`terfyn:plan project=${dir}`))?.body ?? "",
+      )?.[1];
+    const staging = hashOf("staging");
+    const prod = hashOf("prod");
+    expect(staging).toMatch(/^sha256:/);
+    expect(prod).toMatch(/^sha256:/);
+    expect(staging).not.toBe(prod);
+  });
+
+  it("from the sources: the same files at two paths plan to two hashes, and the path is in the plan", () => {
+    const files = [
+      {
+        path: "terfyn.yaml",
+        text: "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: same }\nspec: {}\n",
+      },
+    ];
+    const v = validateProject(files);
+    const prior = {
+      resources: projectResources(v.project).resources,
+      source: { source: "state" as const, ref: "x" },
+    };
+    const a = planProject(v, prior, "staging");
+    const b = planProject(v, prior, "prod");
+    if (!a.ok || !b.ok) throw new Error("must plan");
+    expect(a.plan.path).toBe("staging");
+    expect(a.plan.hash).not.toBe(b.plan.hash);
+  });
+});
