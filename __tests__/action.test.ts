@@ -717,7 +717,7 @@ describe("a changed system prompt", () => {
     await openPr(r, gh);
     gh.done();
     const body = planComment(gh)?.body ?? "";
-    expect(body).toContain("`spec.instructions` changed");
+    expect(body).toContain("<code>spec.instructions</code> changed</summary>");
     expect(body).toContain(
       "```diff\n-You are the Reviewer, independent of the Implementer. You must not modify the workspace.\n+You are the Reviewer, independent of the Implementer. You may fix typos in the workspace.\n",
     );

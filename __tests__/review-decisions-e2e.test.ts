@@ -187,16 +187,16 @@ describe("terfyn review: provenance decides (doctrine 14)", () => {
     const report = readFileSync(join(b.runDir, "report.md"), "utf8");
     expect(report).toMatch(
       new RegExp(
-        `- RT_106: outdated but still true: made against ${b.older.slice(0, 12)} \\(1 behind head\\) and its anchor moved, but the claim holds at ${b.head.slice(0, 12)}`,
+        `- RT\\\\_106: outdated but still true: made against ${b.older.slice(0, 12)} \\(1 behind head\\) and its anchor moved, but the claim holds at ${b.head.slice(0, 12)}`,
       ),
     );
     expect(report).toContain(
-      "- RT_102: current but stale: its anchor is unchanged at this head, yet the claim no longer holds",
+      "- RT\\_102: current but stale: its anchor is unchanged at this head, yet the claim no longer holds",
     );
-    expect(report).not.toContain("RT_102: the comment is about code that no longer exists");
-    expect(report).toMatch(/\| RT_106 \| defect \| ticket \| read \| outdated, still true \|/);
-    expect(report).toMatch(/\| RT_102 \| stale \| answer \| read \| current, stale \|/);
-    expect(report).toMatch(/\| RT_101 \| defect \| ticket \| executed \| current \|/);
+    expect(report).not.toContain("RT\\_102: the comment is about code that no longer exists");
+    expect(report).toMatch(/\| RT\\_106 \| defect \| ticket \| read \| outdated, still true \|/);
+    expect(report).toMatch(/\| RT\\_102 \| stale \| answer \| read \| current, stale \|/);
+    expect(report).toMatch(/\| RT\\_101 \| defect \| ticket \| executed \| current \|/);
   }, 120_000);
 });
 

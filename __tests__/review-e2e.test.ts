@@ -111,9 +111,9 @@ describe("terfyn review (local mode)", () => {
     const report = readFileSync(join(b.runDir, "report.md"), "utf8");
     expect(report.split("\n")[0]).toBe("# Review run: done");
     expect(report).toContain(
-      "RT_106: the comment is about code that no longer exists at this head",
+      "RT\\_106: the comment is about code that no longer exists at this head",
     );
-    expect(report).toMatch(/RT_104: the comment contained directions, ignored: ".*force-push/);
+    expect(report).toMatch(/RT\\_104: the comment contained directions, ignored: ".*force\\-push/);
     expect(JSON.parse(readFileSync(join(b.runDir, "proof.json"), "utf8")).verdict).toBe("proven");
 
     // Resuming an ended run repeats nothing.

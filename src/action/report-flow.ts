@@ -18,6 +18,7 @@ import {
   type ProjectOutcomeVerdict,
 } from "../core/ci/outcome.ts";
 import { sha256 } from "../core/plan/canonical-hash.ts";
+import { codeBlock, plainText, showInvisible } from "../core/render/escape.ts";
 import { capWorkflowAnnotations, projectAnnotations } from "../core/render/plan-annotations.ts";
 import { planToJson } from "../core/render/plan-json.ts";
 import { renderPlanText } from "../core/render/plan-text.ts";
@@ -180,7 +181,7 @@ export async function reportFlow(
   for (const [i, o] of outcomes.entries()) {
     const verdict = verdicts[i]!;
     const report = reports[i]!;
-    if (verdict.failing) failures.push(`${o.path}: ${verdict.reasons.join("; ")}`);
+    if (verdict.failing) failures.push(plainText(`${o.path}: ${verdict.reasons.join("; ")}`));
     const annotations = projectAnnotations({
       path: o.path,
       blocking: report.blocking,
@@ -236,13 +237,13 @@ async function createCheckRun(
   const h = outcomeHeadline(report.outcome);
   const text = report.plan ? renderPlanText(report.plan, { priorName: "the base" }) : "";
   const created = await gateway.createCheckRun({
-    name: `terfyn: ${projectLabel(report.path)}`,
+    name: `terfyn: ${plainText(projectLabel(report.path))}`,
     headSha: target.statusSha,
     conclusion: report.outcome.failing ? "failure" : "success",
     ...(runUrl ? { detailsUrl: runUrl } : {}),
     externalId: report.plan?.hash ?? "",
     output: {
-      title: `${projectLabel(report.path)}: ${h.text}`.slice(0, 250),
+      title: plainText(`${projectLabel(report.path)}: ${h.text}`).slice(0, 250),
       summary: renderProjectReport(report, {
         budget: CHECK_OUTPUT_BUDGET,
         fullPlanAt: "the full plan is in the job summary and the plan-json-file output",
@@ -254,13 +255,20 @@ async function createCheckRun(
   return created.id;
 }
 
-/** Plain text within `limit` characters, cut at a line with a note. */
+/**
+ * Plain text as a code block within `limit` characters, cut at a line with a note. The check
+ * run's text is Markdown: the fence is longer than any run of backticks a line of the text
+ * starts with (so none closes it), and the text's invisible characters are shown (escape.ts).
+ */
 export function clipText(s: string, limit: number): string {
-  const wrapped = `\`\`\`\`text\n${s}\`\`\`\`\n`;
+  const shown = showInvisible(s, "\n\t");
+  const wrapped = `${codeBlock(shown, "text", { minFence: 4 })}\n`;
   if (wrapped.length <= limit) return wrapped;
   const note =
     "\n… (truncated; the full plan is in the job summary and the plan-json-file output)\n";
-  return `\`\`\`\`text\n${s.slice(0, limit - note.length - 20).replace(/\n[^\n]*$/, "")}${note}\`\`\`\`\n`;
+  const fence = wrapped.indexOf("text\n");
+  const kept = shown.slice(0, limit - note.length - 2 * fence - 20).replace(/\n[^\n]*$/, "");
+  return `${codeBlock(`${kept}${note}`, "text", { minFence: fence })}\n`;
 }
 
 async function upsertComment(
@@ -307,7 +315,7 @@ async function setApprovalStatus(
   const waiting = outcomes.filter((_o, i) => verdicts[i]!.verdict === "needs-approval");
   const approved = verdicts.filter((v) => v.verdict === "approved");
   const names = (list: readonly ProjectOutcome[]) =>
-    list.map((o) => projectLabel(o.path)).join(", ");
+    plainText(list.map((o) => projectLabel(o.path)).join(", "));
   const status =
     blocked.length > 0
       ? { state: "failure" as const, description: `blocked: ${names(blocked)}` }

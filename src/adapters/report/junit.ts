@@ -2,12 +2,17 @@
  * Capability test results as JUnit XML (`terfyn test --junit FILE`), built with
  * junit-report-builder: one test suite per CapabilityTest, one test case per assertion. When
  * the project does not validate, its errors are the failures (suite `terfyn validate`), so a
- * CI dashboard shows why the job failed instead of an empty or all-green report.
+ * CI dashboard shows why the job failed instead of an empty or all-green report. The builder
+ * escapes XML; every name and message is plain text with its invisible characters (controls,
+ * bidi, zero-width) shown as escapes first (escape.ts), which XML could not hold anyway.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Builder } from "junit-report-builder";
+import { plainText } from "../../core/render/escape.ts";
 import type { CapabilityTestReport } from "../../core/testing/capability-tests.ts";
+
+const t = (s: string) => plainText(s);
 
 /** A validation error as a failed test case. */
 export interface ValidationFailure {
@@ -37,15 +42,15 @@ export async function writeJunitReport(
   for (const r of report.results) {
     let suite = suites.get(r.test);
     if (!suite) {
-      suite = builder.testSuite().name(`CapabilityTest/${r.test}`);
+      suite = builder.testSuite().name(`CapabilityTest/${t(r.test)}`);
       suites.set(r.test, suite);
     }
     const testCase = suite
       .testCase()
-      .className(`CapabilityTest/${r.test}`)
-      .name(r.text)
-      .file(describe(r.span));
-    if (!r.passed) testCase.failure(r.reason ?? "failed", r.kind);
+      .className(`CapabilityTest/${t(r.test)}`)
+      .name(t(r.text))
+      .file(t(describe(r.span)));
+    if (!r.passed) testCase.failure(plainText(r.reason ?? "failed", { multiline: true }), r.kind);
     // A pass over a project that does not validate is not evidence: skipped, not passed.
     else if (validationFailures.length > 0) testCase.skipped();
   }
@@ -55,9 +60,9 @@ export async function writeJunitReport(
       suite
         .testCase()
         .className("terfyn validate")
-        .name(`${f.location}: ${f.code}`)
-        .file(f.location)
-        .failure(f.message, f.code);
+        .name(t(`${f.location}: ${f.code}`))
+        .file(t(f.location))
+        .failure(plainText(f.message, { multiline: true }), f.code);
     }
   } else if (report.results.length === 0) builder.testSuite().name("CapabilityTest (none)");
   try {

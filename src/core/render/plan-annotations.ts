@@ -2,8 +2,15 @@
  * The plan as GitHub check-run annotations: a failure on the grant line of every policy
  * violation, a warning on every grant that widened an agent's autonomous authority, a notice on
  * every new gated grant. Errors first. Paths are prefixed to be relative to the repository.
+ * Titles and messages are plain text with every invisible character (controls, bidi, zero-width)
+ * shown as an escape (escape.ts); SARIF takes its messages from here. A path stays as it is: it
+ * must name the file (a name with a control or bidi character is refused before, TF2010).
  */
 import type { Plan } from "../plan/plan.ts";
+import { plainText } from "./escape.ts";
+
+/** One line of plain text: a value cannot forge a second line or hide what it says. */
+const t = (s: string) => plainText(s);
 
 export interface Annotation {
   path: string;
@@ -50,8 +57,10 @@ export function renderPlanAnnotations(
     push(at(`Agent/${v.agent} ${v.tool}`, `Agent/${v.agent}`), {
       annotation_level: "failure",
       title:
-        v.rule === "forbid" ? `Forbidden effect: ${v.effect}` : `Approval required: ${v.effect}`,
-      message: v.message.replace(/`/g, ""),
+        v.rule === "forbid"
+          ? `Forbidden effect: ${t(v.effect)}`
+          : `Approval required: ${t(v.effect)}`,
+      message: t(v.message.replace(/`/g, "")),
     });
   }
   for (const delta of plan.effect_bounds) {
@@ -60,9 +69,9 @@ export function renderPlanAnnotations(
         annotation_level: e.mode === "autonomous" ? "warning" : "notice",
         title:
           e.mode === "autonomous"
-            ? `Authority WIDENED: ${delta.address}`
-            : `Gated authority added: ${delta.address}`,
-        message: `[${e.severity}] effect_bound: ${e.effect} ${e.mode} ${delta.address} may select ${e.tool}`,
+            ? `Authority WIDENED: ${t(delta.address)}`
+            : `Gated authority added: ${t(delta.address)}`,
+        message: `[${e.severity}] effect_bound: ${t(e.effect)} ${e.mode} ${t(delta.address)} may select ${t(e.tool)}`,
       });
     }
   }
@@ -70,8 +79,8 @@ export function renderPlanAnnotations(
     for (const m of cap.mode_changes.filter((c) => c.to === "autonomous")) {
       push(at(`${cap.address} ${m.tool}`, cap.address), {
         annotation_level: "warning",
-        title: `Authority WIDENED: ${cap.address}`,
-        message: `${m.tool} no longer requires approval (gated -> autonomous)`,
+        title: `Authority WIDENED: ${t(cap.address)}`,
+        message: `${t(m.tool)} no longer requires approval (gated -> autonomous)`,
       });
     }
   }
@@ -106,8 +115,8 @@ export function projectAnnotations(input: {
       start_line: d.span.line,
       end_line: d.span.endLine,
       annotation_level: "failure",
-      title: d.code,
-      message: d.message,
+      title: t(d.code),
+      message: plainText(d.message, { multiline: true }),
     });
   }
   for (const r of input.tests.results) {
@@ -117,8 +126,8 @@ export function projectAnnotations(input: {
       start_line: r.culprit.line,
       end_line: r.culprit.endLine,
       annotation_level: "failure",
-      title: `Capability test failed: ${r.kind}`,
-      message: `${r.text}: ${r.reason ?? ""}`,
+      title: `Capability test failed: ${t(r.kind)}`,
+      message: `${t(r.text)}: ${t(r.reason ?? "")}`,
     });
   }
   if (input.plan) out.push(...renderPlanAnnotations(input.plan, { pathPrefix: prefix }));

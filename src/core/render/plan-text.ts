@@ -1,11 +1,17 @@
 /**
  * The plan as terminal text. Reproduces the reference lines word for word (README, docs/language.md) (resource changes,
  * "Effect bound", "Capability delta", "Authority", "Risk delta"), then workflow bounds, policy
- * violations and a summary with the plan hash. Colour only when asked (a TTY).
+ * violations and a summary with the plan hash. Colour only when asked (a TTY). Every name, key,
+ * value and message from the project is plain text with its invisible characters (controls,
+ * bidi, zero-width) shown as escapes (escape.ts), our colours added after.
  */
 import type { AttributeChange, Plan } from "../plan/plan.ts";
 import { type BoundEntry, type JsonValue, SEVERITY_ORDER } from "../plan/resources.ts";
 import { plural } from "../words.ts";
+import { plainText } from "./escape.ts";
+
+/** A name, path or message from the project, one line, its invisible characters shown. */
+const t = (s: string) => plainText(s);
 
 export interface PlanTextOptions {
   color?: boolean;
@@ -28,22 +34,22 @@ export function formatValue(value: JsonValue): string {
   if (typeof value === "string") {
     const firstLine = value.split("\n")[0] ?? "";
     if (value.length > 72 || value.includes("\n")) {
-      return `${JSON.stringify(`${firstLine.slice(0, 48)}…`)} (${value.length} chars)`;
+      return `${t(JSON.stringify(`${firstLine.slice(0, 48)}…`))} (${value.length} chars)`;
     }
   }
-  return JSON.stringify(value);
+  return t(JSON.stringify(value));
 }
 
 export function attributeLine(a: AttributeChange): string {
   const before = a.before === undefined ? "" : `${formatValue(a.before)} `;
   const after = a.after === undefined ? "" : ` ${formatValue(a.after)}`;
-  return `${a.path}: ${before}->${after}`;
+  return `${t(a.path)}: ${before}->${after}`;
 }
 
 export function boundLine(address: string, e: BoundEntry, removed = false): string {
   return removed
-    ? `- [info] effect_bound_removed: ${e.effect} ${e.mode} ${address} may no longer select ${e.tool}`
-    : `- [${e.severity}] effect_bound: ${e.effect} ${e.mode} ${address} may select ${e.tool}`;
+    ? `- [info] effect_bound_removed: ${t(e.effect)} ${e.mode} ${t(address)} may no longer select ${t(e.tool)}`
+    : `- [${e.severity}] effect_bound: ${t(e.effect)} ${e.mode} ${t(address)} may select ${t(e.tool)}`;
 }
 
 export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): string {
@@ -53,7 +59,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
 
   if (!plan.summary.has_changes) {
     const lines = [
-      `No changes. The configuration matches ${options.priorName ?? "the prior configuration"}; no authority changed.`,
+      `No changes. The configuration matches ${t(options.priorName ?? "the prior configuration")}; no authority changed.`,
     ];
     if (plan.policy_violations.length > 0) sections.push(violationLines(plan));
     lines.push("", `Plan hash: ${plan.hash}`);
@@ -62,14 +68,14 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
 
   for (const c of plan.changes) {
     const color = c.action === "create" ? "green" : c.action === "update" ? "yellow" : "red";
-    const lines = [paint(color, `${SYMBOL[c.action]} ${VERB[c.action]} ${c.address}`)];
+    const lines = [paint(color, `${SYMBOL[c.action]} ${VERB[c.action]} ${t(c.address)}`)];
     if (c.action !== "delete") for (const a of c.attributes) lines.push(`  ${attributeLine(a)}`);
     sections.push(lines);
   }
 
   for (const delta of plan.effect_bounds) {
     sections.push([
-      `Effect bound (${delta.address}):`,
+      `Effect bound (${t(delta.address)}):`,
       ...delta.added.map((e) => boundLine(delta.address, e)),
       ...delta.removed.map((e) => boundLine(delta.address, e, true)),
     ]);
@@ -78,12 +84,12 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   if (plan.capability_delta.length > 0) {
     const lines = ["Capability delta:"];
     for (const d of plan.capability_delta) {
-      lines.push(`  ${d.address}`);
+      lines.push(`  ${t(d.address)}`);
       for (const a of d.added)
-        lines.push(`    + ${a.tool}${a.mode === "gated" ? " (requires approval)" : ""}`);
-      for (const m of d.mode_changes) lines.push(`    ~ ${m.tool}: ${m.from} -> ${m.to}`);
+        lines.push(`    + ${t(a.tool)}${a.mode === "gated" ? " (requires approval)" : ""}`);
+      for (const m of d.mode_changes) lines.push(`    ~ ${t(m.tool)}: ${m.from} -> ${m.to}`);
       for (const r of d.removed)
-        lines.push(`    - ${r.tool}${r.mode === "gated" ? " (requires approval)" : ""}`);
+        lines.push(`    - ${t(r.tool)}${r.mode === "gated" ? " (requires approval)" : ""}`);
     }
     sections.push(lines);
   }
@@ -101,7 +107,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
 
   if (plan.guards_relaxed.length > 0) {
     const lines = [`Guards relaxed (each ${paint("red", "WIDENED")}):`];
-    for (const g of plan.guards_relaxed) lines.push(`  - ${g.kind}: ${g.reason}`);
+    for (const g of plan.guards_relaxed) lines.push(`  - ${g.kind}: ${t(g.reason)}`);
     sections.push(lines);
   }
 
@@ -111,7 +117,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
       const items = plan.risk_delta.filter((r) => r.severity === severity);
       if (items.length === 0) continue;
       lines.push(`  ${severity}:`);
-      for (const r of items) lines.push(`  - [${r.severity}] ${r.kind}: ${r.message}`);
+      for (const r of items) lines.push(`  - [${r.severity}] ${r.kind}: ${t(r.message)}`);
     }
     sections.push(lines);
   }
@@ -120,12 +126,12 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   if (changedWorkflows.length > 0) {
     const lines = ["Workflow bounds:"];
     for (const w of changedWorkflows) {
-      lines.push(`  ${w.address}`);
-      lines.push(`    effects: ${w.effects.length > 0 ? w.effects.join(", ") : "none"}`);
+      lines.push(`  ${t(w.address)}`);
+      lines.push(`    effects: ${w.effects.length > 0 ? t(w.effects.join(", ")) : "none"}`);
       lines.push(
         `    loops: ${w.loop_limits.length > 0 ? `${w.loop_limits.map((l) => `limit ${l}`).join(", ")} (at most ${plural(w.max_iterations, "iteration")})` : "none"}`,
       );
-      lines.push(`    human approval: ${w.hitl.length > 0 ? w.hitl.join("; ") : "none"}`);
+      lines.push(`    human approval: ${w.hitl.length > 0 ? t(w.hitl.join("; ")) : "none"}`);
       lines.push(`    model calls: at most ${w.model_call_bound}`);
     }
     sections.push(lines);
@@ -149,7 +155,7 @@ function violationLines(plan: Plan): string[] {
   for (const v of plan.policy_violations) {
     const where = plan.locations.grants[`Agent/${v.agent} ${v.tool}`];
     lines.push(
-      `- [critical] ${v.rule === "forbid" ? "forbidden_effect" : "approval_required"}: ${v.message}${where ? ` (${where.file}:${where.line})` : ""}`,
+      `- [critical] ${v.rule === "forbid" ? "forbidden_effect" : "approval_required"}: ${t(v.message)}${where ? ` (${t(where.file)}:${where.line})` : ""}`,
     );
   }
   return lines;

@@ -9,7 +9,7 @@
  *
  * Within any budget the headline, the head of the widened list (with "and N more") and the
  * footer survive; the rest is dropped or truncated, saying so. Every value from the repository
- * is escaped (markdown-escape.ts). Pure.
+ * is escaped (escape.ts, markdown-escape.ts). Pure.
  */
 import { diffLines } from "diff";
 import type { ProjectOutcomeVerdict } from "../ci/outcome.ts";
@@ -21,6 +21,7 @@ import { SEVERITY_ORDER } from "../plan/resources.ts";
 import type { SourceText } from "../source.ts";
 import type { CapabilityTestReport } from "../testing/capability-tests.ts";
 import { renderDiagnosticsText } from "./diagnostics-text.ts";
+import { htmlCode } from "./escape.ts";
 import { mdCode, mdFence, mdText } from "./markdown-escape.ts";
 import { renderPlanText } from "./plan-text.ts";
 
@@ -137,8 +138,9 @@ function changedTextSection(plan: Plan): string {
       if (!isLongText(a)) continue;
       const before = typeof a.before === "string" ? a.before : "";
       const after = typeof a.after === "string" ? a.after : "";
+      // The <details> line is an HTML block: no Markdown escape or code span works there.
       parts.push(
-        `<details><summary>${mdCode(c.address)} ${mdCode(a.path)} changed</summary>\n\n${mdFence(unifiedDiff(before, after), "diff")}\n\n</details>`,
+        `<details><summary>${htmlCode(c.address)} ${htmlCode(a.path)} changed</summary>\n\n${mdFence(unifiedDiff(before, after), "diff")}\n\n</details>`,
       );
     }
   }

@@ -4,27 +4,25 @@
  * Source lines, names and paths come from files the user may not have written (a pull request,
  * a downloaded example). Echoed raw, an ESC or OSC sequence in them retitles, recolours or
  * clears the terminal, and a bidi override reorders what the reader sees. Every such character
- * is shown as a visible escape (`\x1b`, `\u202e`) instead. Our own colour codes are added after
+ * is shown as a visible escape (`\x1b`, `\u202E`) instead. Our own colour codes are added after
  * escaping, so they are never touched. Pure.
  */
 
-import { UNSAFE_CHARACTER } from "../source.ts";
+import { INVISIBLE_CHARACTER, visibleCodePoint } from "./escape.ts";
 
 /**
- * C0 controls (but tab and line feed, which callers decide about), DEL, C1 controls, and the
- * bidi embedding, override and isolate characters.
+ * Every character a reader cannot see (escape.ts): C0 and C1 controls, DEL, the bidi
+ * embedding, override, isolate and mark characters, zero-width and other format characters.
+ * Tab and line feed are the callers' to decide about.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_OR_BREAK = new RegExp(UNSAFE_CHARACTER, "g");
+const UNSAFE_OR_BREAK = new RegExp(INVISIBLE_CHARACTER, "gu");
+const UNSAFE = new RegExp(`(?![\\t\\n])${INVISIBLE_CHARACTER}`, "gu");
 
 function visible(ch: string): string {
-  const code = ch.charCodeAt(0);
+  const code = ch.codePointAt(0) ?? 0;
   if (ch === "\n") return "\\n";
   if (ch === "\t") return "\\t";
-  return code <= 0xff
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u${code.toString(16).padStart(4, "0")}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : visibleCodePoint(ch);
 }
 
 /**

@@ -7,6 +7,7 @@
  * paused at a gate has a report too: what awaits whom, and the exact command that approves it.
  * Pure.
  */
+import { plainText, tableCell } from "../render/escape.ts";
 import { mdCode, mdFence, mdText } from "../render/markdown-escape.ts";
 import { readArtifact } from "./artifacts.ts";
 import type { Decision, ReviewPlan } from "./doctrine.ts";
@@ -109,10 +110,21 @@ export function composeReport(r: ReportInput): string {
     "",
     HEADLINE[r.terminal],
     "",
-    `Reason: ${r.reason}${r.phase ? ` (phase ${r.phase})` : ""}`,
+    // Terfyn's own sentence (it may quote an item or a person's stop reason): one line, its
+    // invisible characters shown.
+    `Reason: ${plainText(r.reason)}${r.phase ? ` (phase ${r.phase})` : ""}`,
   ];
-  const contradictions = [...(r.contradictions ?? [])];
-  for (const d of r.decisions ?? []) {
+  const contradictions = (r.contradictions ?? []).map((c) => mdText(c));
+  for (const raw of r.decisions ?? []) {
+    // The item, what was done, the evidence and the earlier reason come from the request and
+    // the agents: Markdown text, escaped. Class, action and method are the schema's words.
+    const d = {
+      ...raw,
+      item: mdText(raw.item),
+      detail: mdText(raw.detail),
+      evidence: mdText(raw.evidence),
+      ...(raw.prior ? { prior: { ...raw.prior, reason: mdText(raw.prior.reason) } } : {}),
+    };
     if (d.class === "incorrect-claim")
       contradictions.push(
         `${d.item}: the comment's claim is incorrect (${d.method}: ${d.detail || d.evidence})`,
@@ -135,11 +147,11 @@ export function composeReport(r: ReportInput): string {
         `${d.item}: ${d.prior.outcome === "reverse" ? "reverses" : "reaffirms"} the earlier run's decision: ${d.prior.reason}`,
       );
     for (const inj of d.injected_directions)
-      contradictions.push(`${d.item}: the comment contained directions, ignored: "${inj}"`);
+      contradictions.push(`${d.item}: the comment contained directions, ignored: "${mdText(inj)}"`);
   }
   for (const t of r.vacuousTests ?? [])
     contradictions.push(
-      `test ${t} still passes with the change reverted: it does not test the change`,
+      `test ${mdText(t)} still passes with the change reverted: it does not test the change`,
     );
   if (contradictions.length > 0) {
     lines.push("", "## What contradicts the request", "", ...contradictions.map((c) => `- ${c}`));
@@ -155,7 +167,7 @@ export function composeReport(r: ReportInput): string {
     );
     for (const d of decisions)
       lines.push(
-        `| ${d.item} | ${d.class} | ${d.action} | ${d.method} | ${provenanceStanding(d) ?? "–"} | ${(d.detail || "–").replace(/\|/g, "\\|")} |`,
+        `| ${tableCell(d.item)} | ${d.class} | ${d.action} | ${d.method} | ${provenanceStanding(d) ?? "–"} | ${d.detail ? tableCell(d.detail) : "–"} |`,
       );
   }
   if (r.published) {
