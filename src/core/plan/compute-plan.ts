@@ -37,6 +37,8 @@ export interface PlanInput {
   current: readonly ResourceRecord[];
   locations: ResourceLocations;
   violations: readonly PolicyViolation[];
+  /** Guards gone that no resource shows: a project removed from the head (plan-project.ts). */
+  removedGuards?: readonly RiskItem[];
 }
 
 type Mode = "autonomous" | "gated";
@@ -48,6 +50,7 @@ const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "workflow_effects_widened",
   "loop_bound_raised",
   "model_calls_raised",
+  "project_removed",
 ]);
 
 export function computePlan(input: PlanInput): Plan {
@@ -144,6 +147,7 @@ export function computePlan(input: PlanInput): Plan {
       });
     }
   }
+  risk.push(...(input.removedGuards ?? []));
   risk.sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
   const guards: GuardChange[] = risk
     .filter((r) => GUARD_KINDS.has(r.kind as GuardKind))
