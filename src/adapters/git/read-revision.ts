@@ -248,14 +248,6 @@ export async function treeProjectsAt(repoRoot: string, revision: string): Promis
   return treeProjects(await listTree(repoRoot, tree));
 }
 
-/** Directories (relative to the repository root, "." for the root) holding a terfyn.yaml at `revision`. */
-export async function findProjectsAtRevision(
-  repoRoot: string,
-  revision: string,
-): Promise<string[]> {
-  return [...(await treeProjectsAt(repoRoot, revision)).projects.keys()].sort();
-}
-
 /**
  * Every entry of `treeish` (under `path`, when given), paths relative to the repository root.
  * The pathspec is literal: a directory named `*` or `:(glob)x` matches only itself.
