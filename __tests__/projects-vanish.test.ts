@@ -23,6 +23,7 @@ import {
   REPO,
   runAction,
 } from "./helpers/action-harness.ts";
+import { runTerfyn } from "./helpers/cli.ts";
 import { EXAMPLE, grant } from "./helpers/example-project.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
@@ -358,5 +359,24 @@ describe("the set of projects is part of authority", () => {
       verdict: "blocked",
       error: expect.stringContaining("is a git submodule"),
     });
+  });
+
+  it("the CLI refuses a project whose terfyn.yaml is a symbolic link (validate, plan --against)", async () => {
+    const r = teamsRepo((repo) => {
+      WIDEN(join(repo, "teams/agents"));
+      moveBehindLink(repo, "teams/agents/terfyn.yaml", "shared/terfyn.yaml");
+    });
+    git(r.repo, "checkout", "-q", r.head);
+    for (const args of [
+      ["validate", "--project", "teams/agents"],
+      ["plan", "--project", "teams/agents", "--against", r.base],
+    ]) {
+      const out = await runTerfyn(args, r.repo);
+      expect(out.code, args[0]).toBe(1);
+      expect(out.stdout).toBe("");
+      expect(out.stderr).toMatch(
+        /teams\/agents\/terfyn\.yaml is a symbolic link; Terfyn does not follow it: .* replace the link with the file itself/,
+      );
+    }
   });
 });

@@ -111,4 +111,13 @@ export const AUTHORITY: Mutation[] = [
     test: PROJECTS,
     filter: "inside a project blocks",
   },
+  {
+    group: "projects",
+    guard: "the CLI refuses a terfyn.yaml that is a symbolic link",
+    file: "src/adapters/fs/read-project.ts",
+    find: "  if (projectFile.isSymbolicLink())",
+    replace: "  if (false)",
+    test: PROJECTS,
+    filter: "the CLI refuses",
+  },
 ];
