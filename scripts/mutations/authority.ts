@@ -1,15 +1,18 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
 /**
  * The guards of the authority diff (issue 21): what a pull request can change besides a grant
- * and still widen what agents may do, and the escaping that keeps a pull request's names and
- * text from forging what the plan's reviewers are shown (`escape`), each with the test that
- * must catch its removal. Run by scripts/mutate.ts (the `authority` set).
+ * and still widen what agents may do (a relaxed guard, a project that vanishes), and the
+ * escaping that keeps a pull request's names and text from forging what the plan's reviewers
+ * are shown (`escape`), each with the test that must catch its removal. Run by
+ * scripts/mutate.ts (the `authority` set).
  */
 import type { Mutation } from "./mutation.ts";
 
 const TEST = "__tests__/guards-relaxed.test.ts";
 /** The escaper's guards: hostile names and text on every output surface (render-escape). */
 const ESCAPE_TEST = "__tests__/render-escape.test.ts";
+const PROJECTS = "__tests__/projects-vanish.test.ts";
+const PROJECT_SET = "src/action/project-set.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
@@ -182,5 +185,78 @@ export const AUTHORITY: Mutation[] = [
     replace: "const wrapped = `\\`\\`\\`\\`text\\n${shown}\\`\\`\\`\\`\\n`;",
     test: ESCAPE_TEST,
     filter: "does not end its block",
+  },
+  // The set of projects is part of authority: a project that vanishes fails closed.
+  {
+    group: "projects",
+    guard: "a terfyn.yaml that is a symbolic link blocks",
+    file: PROJECT_SET,
+    find: '  for (const dir of head.linkedProjectFiles)\n    if (selected(dir))\n      out.set(dir, { kind: "error", path: dir, diagnostic: linkedProjectFileDiagnostic(dir) });\n',
+    replace: "",
+    test: PROJECTS,
+    filter: "a terfyn.yaml that becomes a symbolic link",
+  },
+  {
+    group: "projects",
+    guard: "a base project behind a symbolic link (or submodule) in the head blocks",
+    file: PROJECT_SET,
+    find: '    if (link) {\n      out.set(dir, { kind: "error", path: dir, diagnostic: linkDiagnostic(dir, link) });\n      continue;\n    }\n',
+    replace: "",
+    test: PROJECTS,
+    filter: "a directory above the projects",
+  },
+  {
+    group: "projects",
+    guard: "a symbolic link a glob selects, leading to a project, blocks",
+    file: PROJECT_SET,
+    find: "    if (leadsToProject)\n",
+    replace: "    if (false)\n",
+    test: PROJECTS,
+    filter: "a new symbolic link a glob selects",
+  },
+  {
+    group: "projects",
+    guard: "an explicit project entry that names no project blocks",
+    file: PROJECT_SET,
+    find: "    if (!isExplicit(pat)) continue;",
+    replace: "    continue;",
+    test: PROJECTS,
+    filter: "explicit project entry that matches nothing",
+  },
+  {
+    group: "projects",
+    guard: "a base project gone from the head's selection is reported removed",
+    file: PROJECT_SET,
+    find: '    else out.set(dir, { kind: "removed", path: dir, ...(to !== undefined ? { movedTo: to } : {}) });',
+    replace: "    else continue;",
+    test: PROJECTS,
+    filter: "attack 3",
+  },
+  {
+    group: "projects",
+    guard: "a removed project is a relaxed guard (WIDENED, approval needed)",
+    file: "src/core/plan/compute-plan.ts",
+    find: '  "project_removed",\n]);',
+    replace: "]);",
+    test: PROJECTS,
+    filter: "deleted in the head",
+  },
+  {
+    group: "projects",
+    guard: "a submodule (gitlink) inside a project blocks",
+    file: "src/adapters/git/read-revision.ts",
+    find: "    if (e.mode === GITLINK && !hasUnsafeFileName(rel) && mayHoldProjectFiles(rel)) {",
+    replace: "    if (e.mode === GITLINK && false) {",
+    test: PROJECTS,
+    filter: "inside a project blocks",
+  },
+  {
+    group: "projects",
+    guard: "the CLI refuses a terfyn.yaml that is a symbolic link",
+    file: "src/adapters/fs/read-project.ts",
+    find: "  if (projectFile.isSymbolicLink())",
+    replace: "  if (false)",
+    test: PROJECTS,
+    filter: "the CLI refuses",
   },
 ];

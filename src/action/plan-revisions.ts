@@ -1,15 +1,15 @@
 /**
  * Plans for the projects of an event: each project as it is in the tree being planned (a pull
  * request's merge result, a merge queue's commit, a pushed commit) against itself at the prior
- * commit, read from git objects (nothing is checked out or executed), with its capability
- * tests. A prior that does not validate is never used silently: the project is planned as new
- * and the report says why.
+ * commit (or where it was, when it moved), read from git objects (nothing is checked out or
+ * executed), with its capability tests. A prior that does not validate is never used
+ * silently: the project is planned as new and the report says why. Which projects, and what
+ * became of the base's, is project-set.ts.
  */
-import { minimatch } from "minimatch";
-import { findProjectsAtRevision, readProjectInRepository } from "../adapters/git/read-revision.ts";
+import { readProjectInRepository } from "../adapters/git/read-revision.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "../core/diagnostics.ts";
 import type { Plan } from "../core/plan/plan.ts";
-import { planProject } from "../core/plan/plan-project.ts";
+import { planProject, planRemovedProject } from "../core/plan/plan-project.ts";
 import { projectResources } from "../core/plan/resources.ts";
 import { type CapabilityTestReport, runCapabilityTests } from "../core/testing/capability-tests.ts";
 import { type ValidationResult, validateProject } from "../core/validate.ts";
@@ -27,18 +27,10 @@ export interface ProjectOutcome {
   baseProblem?: string;
   /** This project's files that conflict in the merge result. */
   conflicts: string[];
-}
-
-export async function selectProjects(
-  repoRoot: string,
-  revision: string,
-  patterns: readonly string[],
-): Promise<string[]> {
-  const all = await findProjectsAtRevision(repoRoot, revision);
-  const norm = (p: string) => p.replace(/^\.\//, "").replace(/\/+$/, "") || ".";
-  return all.filter((dir) =>
-    patterns.some((pat) => minimatch(dir, norm(pat), { dot: true }) || dir === norm(pat)),
-  );
+  /** Where the base had this project, when it moved: the plan is against the project there. */
+  movedFrom?: string;
+  /** The base's project is gone from the head's selection: deleted, or moved to `movedTo`. */
+  removed?: { movedTo?: string };
 }
 
 /**
@@ -51,6 +43,7 @@ export async function planProjectAt(
   current: string,
   prior: string | undefined,
   conflicts: readonly string[] = [],
+  priorPath: string = path,
 ): Promise<ProjectOutcome> {
   const prefix = path === "." ? "" : path;
   const inProject = conflicts.filter((c) => prefix === "" || c.startsWith(`${prefix}/`));
@@ -70,7 +63,7 @@ export async function planProjectAt(
   let baseProblem: string | undefined;
   let priorCommit: string | undefined;
   if (prior !== undefined) {
-    const base = await readProjectInRepository(repoRoot, prefix, prior);
+    const base = await readProjectInRepository(repoRoot, priorPath, prior);
     priorCommit = base.commit;
     if (base.existed) {
       const v = validateProject(base.files);
@@ -94,8 +87,68 @@ export async function planProjectAt(
     },
     path,
   );
-  const base = { path, head, tests, conflicts: [], ...(baseProblem ? { baseProblem } : {}) };
+  const base = {
+    path,
+    head,
+    tests,
+    conflicts: [],
+    ...(baseProblem ? { baseProblem } : {}),
+    ...(priorPath !== path ? { movedFrom: priorPath } : {}),
+  };
   return result.ok
     ? { ...base, plan: result.plan, blocking: [] }
     : { ...base, blocking: result.blocking };
+}
+
+const NO_TESTS: CapabilityTestReport = { results: [], passed: 0, failed: 0 };
+
+/** A project that cannot be planned at all (a link where it is, an entry naming nothing): blocked. */
+export function projectErrorOutcome(path: string, error: Diagnostic): ProjectOutcome {
+  const empty = validateProject([]).project;
+  return {
+    path,
+    head: { project: empty, diagnostics: [error], ok: false },
+    blocking: [error],
+    tests: NO_TESTS,
+    conflicts: [],
+  };
+}
+
+/**
+ * The base's project at `path`, gone from the head's selection (deleted, or moved to
+ * `movedTo`): planned as removed, a widening that needs an approval.
+ */
+export async function planRemovedAt(
+  repoRoot: string,
+  path: string,
+  prior: string,
+  movedTo?: string,
+): Promise<ProjectOutcome> {
+  const base = await readProjectInRepository(repoRoot, path, prior);
+  const v = validateProject(base.files);
+  const valid = !hasErrors([...base.diagnostics, ...v.diagnostics]);
+  const name = v.project.settings.name || path;
+  const shown = path === "." ? "the repository root" : path;
+  const reason =
+    movedTo === undefined
+      ? `The project at ${shown} is removed in the head: every guard it declared (policies, approve gates, loop bounds) is gone with it.`
+      : `The project at ${shown} moved to ${movedTo}, which input \`project\` does not select: every guard it declared is no longer checked.`;
+  const plan = planRemovedProject(
+    {
+      name,
+      resources: valid ? projectResources(v.project).resources : [],
+      source: { source: "git", ref: prior, commit: base.commit },
+    },
+    reason,
+    path,
+  );
+  return {
+    path,
+    head: { project: validateProject([]).project, diagnostics: [], ok: true },
+    plan,
+    blocking: [],
+    tests: NO_TESTS,
+    conflicts: [],
+    removed: movedTo === undefined ? {} : { movedTo },
+  };
 }

@@ -30,7 +30,13 @@ import {
   projectLabel,
   renderProjectReport,
 } from "../core/render/pr-report.ts";
-import { type ProjectOutcome, planProjectAt, selectProjects } from "./plan-revisions.ts";
+import {
+  type ProjectOutcome,
+  planProjectAt,
+  planRemovedAt,
+  projectErrorOutcome,
+} from "./plan-revisions.ts";
+import { accountProjects } from "./project-set.ts";
 import type { Settings } from "./settings.ts";
 import type { PlanTarget } from "./targets.ts";
 
@@ -53,20 +59,39 @@ export async function planTarget(
   target: PlanTarget,
   patterns: readonly string[],
 ): Promise<ProjectOutcome[]> {
-  const paths = await selectProjects(repoRoot, target.current, patterns);
-  if (paths.length === 0) {
+  const entries = await accountProjects(repoRoot, target.current, target.prior, patterns);
+  if (entries.length === 0) {
     throw new Error(
       `no Terfyn project (a directory with terfyn.yaml) in ${target.current.slice(0, 12)} matches input \`project\`: ${patterns.join(", ")}`,
     );
   }
+  const planned = entries.filter((e) => e.kind === "plan").map((e) => e.path);
   core.info(
-    `terfyn: planning ${paths.join(", ")} at ${target.current.slice(0, 12)}${target.prior ? ` against ${target.prior.slice(0, 12)}` : " (no prior commit: everything is new)"}`,
+    `terfyn: planning ${planned.join(", ") || "no project"} at ${target.current.slice(0, 12)}${target.prior ? ` against ${target.prior.slice(0, 12)}` : " (no prior commit: everything is new)"}`,
   );
   const outcomes: ProjectOutcome[] = [];
-  for (const path of paths)
-    outcomes.push(
-      await planProjectAt(repoRoot, path, target.current, target.prior, target.conflicts),
-    );
+  for (const e of entries) {
+    if (e.kind === "error") {
+      core.info(`terfyn: ${e.path}: ${e.diagnostic.message}`);
+      outcomes.push(projectErrorOutcome(e.path, e.diagnostic));
+    } else if (e.kind === "removed" && target.prior !== undefined) {
+      core.info(
+        `terfyn: ${e.path}: the base's project is ${e.movedTo ? `moved to ${e.movedTo}, which input \`project\` does not select` : "removed"}`,
+      );
+      outcomes.push(await planRemovedAt(repoRoot, e.path, target.prior, e.movedTo));
+    } else if (e.kind === "plan") {
+      outcomes.push(
+        await planProjectAt(
+          repoRoot,
+          e.path,
+          target.current,
+          target.prior,
+          target.conflicts,
+          e.priorPath,
+        ),
+      );
+    }
+  }
   return outcomes;
 }
 
@@ -124,6 +149,8 @@ function reportOf(
         : o.head.diagnostics.filter((d) => d.severity === "error"),
     sources: o.head.project.sources,
     ...(o.baseProblem ? { baseProblem: o.baseProblem } : {}),
+    ...(o.movedFrom ? { movedFrom: o.movedFrom } : {}),
+    ...(o.removed ? { removed: o.removed } : {}),
     conflicts: o.conflicts,
     revisions: target.revisions,
     ...(runUrl ? { runUrl } : {}),

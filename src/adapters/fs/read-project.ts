@@ -3,10 +3,11 @@
  *
  * Walks the tree below the project root, skipping the directories that never belong to a
  * project (fixtures/, .terfyn/, node_modules/, .git/) and never following directory symlinks
- * (a link cycle or a link out of the project must not pull files in). Unreadable files, and
+ * (a link cycle or a link out of the project must not pull files in). A terfyn.yaml that is a
+ * symbolic link is refused: git reviews the link, not what it points to. Unreadable files, and
  * files that are not UTF-8 text, are reported as one diagnostic each, not thrown and not parsed.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
@@ -40,13 +41,18 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
     throw new ProjectNotFoundError(
       `${root} is not a directory; --project takes the directory holding terfyn.yaml`,
     );
+  let projectFile: Awaited<ReturnType<typeof lstat>>;
   try {
-    await stat(join(root, PROJECT_FILE));
+    projectFile = await lstat(join(root, PROJECT_FILE));
   } catch {
     throw new ProjectNotFoundError(
       `no ${PROJECT_FILE} in ${root}: a project is the directory holding ${PROJECT_FILE} (apiVersion: terfyn.dev/v1, kind: Project)`,
     );
   }
+  if (projectFile.isSymbolicLink())
+    throw new ProjectNotFoundError(
+      `${join(root, PROJECT_FILE)} is a symbolic link; Terfyn does not follow it: what it points to is not what git reviews (the Action refuses the project too), so replace the link with the file itself`,
+    );
   const files: ProjectFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const walk = async (rel: string) => {

@@ -7,9 +7,11 @@
  * process **by the object ids that listing printed**, never by `rev:path` text. A path holding a
  * newline would otherwise be two lines of the batch protocol and shift every later file onto
  * another blob's bytes. Names with control characters become diagnostics (TF2010), never a
- * silent skip; bytes that are not UTF-8 are TF2009. Symbolic links and submodules are not
- * followed: their target is not part of the reviewed tree. Read-only: this module never
- * writes to a repository.
+ * silent skip; bytes that are not UTF-8 are TF2009. Symbolic links (mode 120000) and
+ * submodules (gitlinks, mode 160000) are told apart by their mode and never followed: what they
+ * lead to is not part of the reviewed tree, so a project file that is a link, or a submodule
+ * where project files could be, is an error (TF2008), never a silent skip. Read-only: this
+ * module never writes to a repository.
  */
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
@@ -121,13 +123,17 @@ export async function readProjectInRepository(
     (e) => strip === "" || e.path.startsWith(strip),
   );
   const existed = entries.some(
-    (e) => e.path === `${strip}${PROJECT_FILE}` && e.type === "blob" && e.mode !== "120000",
+    (e) => e.path === `${strip}${PROJECT_FILE}` && e.type === "blob" && e.mode !== SYMLINK,
   );
   if (!existed) return { commit, tree, existed, files: [], diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
   const wanted: { oid: string; rel: string }[] = [];
   for (const e of entries) {
     const rel = e.path.slice(strip.length);
+    if (e.mode === GITLINK && !hasUnsafeFileName(rel) && mayHoldProjectFiles(rel)) {
+      diagnostics.push(gitlinkDiagnostic(rel));
+      continue;
+    }
     if (hasUnsafeFileName(rel)) {
       // Judged as a person reads the name: `x.agent\n` is a project file with a newline.
       if (belongsToProject(rel) || belongsToProject(stripUnsafe(rel)))
@@ -136,7 +142,7 @@ export async function readProjectInRepository(
     }
     if (!belongsToProject(rel)) continue;
     if (e.type !== "blob") continue; // a submodule (commit) is not project content
-    if (e.mode === "120000") {
+    if (e.mode === SYMLINK) {
       diagnostics.push(
         diagnostic(
           "TF2008",
@@ -181,19 +187,65 @@ export async function readProjectInRepository(
   return { commit, tree, existed, files, diagnostics };
 }
 
-/** Directories (relative to the repository root, "." for the root) holding a terfyn.yaml at `revision`. */
-export async function findProjectsAtRevision(
-  repoRoot: string,
-  revision: string,
-): Promise<string[]> {
+/** `git ls-tree` modes the reader never follows: a symbolic link, a submodule (gitlink). */
+export const SYMLINK = "120000";
+export const GITLINK = "160000";
+
+/**
+ * Whether a path of a project (relative to it) is where its files could be: a project file
+ * itself, or a directory the project's files are read from (not under fixtures/, .terfyn/, …).
+ */
+function mayHoldProjectFiles(rel: string): boolean {
+  return belongsToProject(rel) || belongsToProject(`${rel}/x.agent`);
+}
+
+/**
+ * A submodule where project files could be: its files are not in this repository's tree, so
+ * the reviewed change cannot show them, yet a checkout with its submodules would load them.
+ */
+function gitlinkDiagnostic(rel: string): Diagnostic {
+  return diagnostic(
+    "TF2008",
+    fileSpan(rel),
+    "is a git submodule (a gitlink): its files are not part of this repository's tree, so the reviewed change cannot show them, while a checkout with submodules would load them as project files; move the files into the repository, or the submodule out of the project directory (or under fixtures/)",
+  );
+}
+
+/** The projects of a tree, and the links the tree does not go on below. */
+export interface TreeProjects {
+  /** Directories ("." for the root) holding a regular terfyn.yaml → that file's blob id. */
+  projects: Map<string, string>;
+  /** Directories whose terfyn.yaml is a symbolic link: never read, never a project. */
+  linkedProjectFiles: string[];
+  /** Symbolic links and submodules by path: git lists nothing below them. */
+  links: Map<string, TreeEntry>;
+}
+
+/** Reads a `git ls-tree -r` listing (of a whole tree) as projects and links, by mode. */
+export function treeProjects(entries: readonly TreeEntry[]): TreeProjects {
+  const out: TreeProjects = {
+    projects: new Map(),
+    linkedProjectFiles: [],
+    links: new Map(),
+  };
+  const usable = (dir: string) =>
+    dir === "." || (!hasUnsafeFileName(dir) && belongsToProject(`${dir}/x.agent`));
+  for (const e of entries) {
+    if (e.mode === SYMLINK || e.mode === GITLINK) out.links.set(e.path, e);
+    if (e.path !== PROJECT_FILE && !e.path.endsWith(`/${PROJECT_FILE}`)) continue;
+    const dir = e.path === PROJECT_FILE ? "." : e.path.slice(0, -`/${PROJECT_FILE}`.length);
+    if (!usable(dir)) continue;
+    if (e.mode === SYMLINK) out.linkedProjectFiles.push(dir);
+    else if (e.type === "blob") out.projects.set(dir, e.oid);
+  }
+  out.linkedProjectFiles.sort();
+  return out;
+}
+
+/** The whole tree of `revision` read as projects and links. */
+export async function treeProjectsAt(repoRoot: string, revision: string): Promise<TreeProjects> {
   const { tree } = await resolveTree(repoRoot, revision);
-  return (await listTree(repoRoot, tree))
-    .filter((e) => e.type === "blob" && e.mode !== "120000")
-    .map((e) => e.path)
-    .filter((p) => p === PROJECT_FILE || p.endsWith(`/${PROJECT_FILE}`))
-    .map((p) => (p === PROJECT_FILE ? "." : p.slice(0, -`/${PROJECT_FILE}`.length)))
-    .filter((dir) => dir === "." || (!hasUnsafeFileName(dir) && belongsToProject(`${dir}/x.agent`)))
-    .sort();
+  return treeProjects(await listTree(repoRoot, tree));
 }
 
 /**

@@ -39,6 +39,8 @@ export interface PlanInput {
   current: readonly ResourceRecord[];
   locations: ResourceLocations;
   violations: readonly PolicyViolation[];
+  /** Guards gone that no resource shows: a project removed from the head (plan-project.ts). */
+  removedGuards?: readonly RiskItem[];
 }
 
 type Mode = "autonomous" | "gated";
@@ -53,6 +55,7 @@ const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "model_calls_raised",
   "reach_changed",
   "test_relaxed",
+  "project_removed",
 ]);
 
 export function computePlan(input: PlanInput): Plan {
@@ -158,6 +161,7 @@ export function computePlan(input: PlanInput): Plan {
       });
     }
   }
+  risk.push(...(input.removedGuards ?? []));
   risk.sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
   const guards: GuardChange[] = risk
     .filter((r) => GUARD_KINDS.has(r.kind as GuardKind))

@@ -48,3 +48,34 @@ export function planProject(
   });
   return { ok: true, plan, resources, blocking: [] };
 }
+
+/**
+ * The plan of a project the head no longer has where input `project` selects it (deleted, or
+ * moved out of the selection): every resource of the base deleted, and the project's removal a
+ * relaxed guard (`project_removed`), so it counts as WIDENED: the guards it declared no longer
+ * bound anything. An approval of this plan's hash approves the removal.
+ */
+export function planRemovedProject(
+  prior: { name: string; resources: readonly ResourceRecord[]; source: Plan["prior"] },
+  reason: string,
+  /** Where the project was, relative to the repository root. */
+  path: string,
+): Plan {
+  return computePlan({
+    project: prior.name,
+    path,
+    prior: prior.resources,
+    priorSource: prior.source,
+    current: [],
+    locations: { resources: {}, grants: {} },
+    violations: [],
+    removedGuards: [
+      {
+        severity: "high",
+        kind: "project_removed",
+        message: reason,
+        address: `Project/${prior.name}`,
+      },
+    ],
+  });
+}

@@ -64,8 +64,9 @@ export interface RiskItem {
 /**
  * A guard the change relaxed: a policy rule gone (or changed: a rule not kept exactly is taken
  * as loosened), an `approve` gate gone, a workflow that may now reach more effects, run more
- * iterations or make more model calls. Each one widens what agents may do as surely as a new
- * grant, so each counts as WIDENED.
+ * iterations or make more model calls, a project removed (deleted, or moved where input
+ * `project` does not select it: every guard it declared is gone). Each one widens what agents
+ * may do as surely as a new grant, so each counts as WIDENED.
  */
 export interface GuardChange {
   address: string;
@@ -82,7 +83,8 @@ export type GuardKind =
   | "loop_bound_raised"
   | "model_calls_raised"
   | "reach_changed"
-  | "test_relaxed";
+  | "test_relaxed"
+  | "project_removed";
 
 export interface WorkflowSummary {
   address: string;

@@ -49,6 +49,10 @@ export interface ProjectReport {
   sources?: ReadonlyMap<string, SourceText>;
   /** Why the base could not serve as the prior (it does not validate), when it could not. */
   baseProblem?: string;
+  /** Where the base had this project, when it moved (the plan is against the project there). */
+  movedFrom?: string;
+  /** The base's project is gone from the head's selection: deleted, or moved to `movedTo`. */
+  removed?: { movedTo?: string };
   conflicts?: readonly string[];
   revisions: Revisions;
   runUrl?: string;
@@ -241,6 +245,15 @@ function headlineBlock(r: ProjectReport): string {
     );
   }
   if (r.baseProblem) lines.push(`> ⚠️ ${mdText(r.baseProblem)}`, "");
+  if (r.removed)
+    lines.push(
+      r.removed.movedTo === undefined
+        ? "**Project removed**: the base has this project and the head does not. Every guard it declared is gone, which counts as a widening."
+        : `**Project removed** from the selection: it moved to ${mdCode(r.removed.movedTo)}, which input \`project\` does not select. Every guard it declared is no longer checked, which counts as a widening.`,
+      "",
+    );
+  if (r.movedFrom)
+    lines.push(`Moved from ${mdCode(r.movedFrom)}: planned against the base's project there.`, "");
   if (r.plan && r.outcome.verdict === "no-authority-change" && !r.plan.summary.has_changes)
     lines.push("No resource or authority changed against the base.", "");
   return `${lines.join("\n")}\n`;

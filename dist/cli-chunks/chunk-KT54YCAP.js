@@ -1,6 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-var s=/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/gu;function i(r){return r.replace(s,e=>e===`
-`?"\u23CE":`\\u${e.codePointAt(0)?.toString(16).padStart(4,"0")}`)}function c(r,e={}){let t=i(r);if(t==="")return"(empty)";e.inTable&&(t=t.replace(/\|/g,"\\|"));let u=Math.max(0,...[...t.matchAll(/`+/g)].map(o=>o[0].length)),a="`".repeat(u+1),n=t.startsWith("`")||t.endsWith("`")||t.startsWith(" ")?" ":"";return`${a}${n}${t}${n}${a}`}function g(r){let e=i(r).replace(/[\\`*_{}[\]()#+\-.!|~<>&]/g,t=>`\\${t}`);return e=e.replace(/@/g,"@\u2060").replace(/:\/\//g,":\u2060//"),e=e.replace(/(w)(ww\\\.)/gi,"$1\u2060$2"),e}function l(r,e="text"){let t=r.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g,n=>n==="	"?n:`\\u${n.codePointAt(0)?.toString(16).padStart(4,"0")}`),u=Math.max(0,...[...t.matchAll(/^[ \t]*(`{3,}|~{3,})/gm)].map(n=>n[1].length)),a="`".repeat(Math.max(3,u+1));return`${a}${e}
-${t.endsWith(`
-`)?t:`${t}
-`}${a}`}export{c as a,g as b,l as c};
