@@ -6,10 +6,12 @@
  * silently: the project is planned as new and the report says why. Which projects, and what
  * became of the base's, is project-set.ts.
  */
+import { revisionProgramDigests } from "../adapters/git/program-digests.ts";
 import { readProjectInRepository } from "../adapters/git/read-revision.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "../core/diagnostics.ts";
 import type { Plan } from "../core/plan/plan.ts";
 import { planProject, planRemovedProject } from "../core/plan/plan-project.ts";
+import { programPaths } from "../core/plan/programs.ts";
 import { projectResources } from "../core/plan/resources.ts";
 import { type CapabilityTestReport, runCapabilityTests } from "../core/testing/capability-tests.ts";
 import { type ValidationResult, validateProject } from "../core/validate.ts";
@@ -72,10 +74,22 @@ export async function planProjectAt(
         const first = errors[0]!;
         baseProblem = `The base's project does not validate (${plural(errors.length, "error")}; first: ${first.span.file}:${first.span.line}: ${first.code} ${first.message}). It is not used as the prior: everything is planned as new.`;
       } else {
-        priorResources = projectResources(v.project).resources;
+        const programs = await revisionProgramDigests(
+          repoRoot,
+          priorPath,
+          prior,
+          programPaths(v.project),
+        );
+        priorResources = projectResources(v.project, programs).resources;
       }
     }
   }
+  const programs = await revisionProgramDigests(
+    repoRoot,
+    prefix,
+    current,
+    programPaths(head.project),
+  );
   const result = planProject(
     head,
     {
@@ -86,6 +100,7 @@ export async function planProjectAt(
           : { source: "none" },
     },
     path,
+    programs,
   );
   const base = {
     path,

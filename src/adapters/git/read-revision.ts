@@ -55,6 +55,12 @@ export async function readProjectAtRevision(
   projectDir: string,
   revision: string,
 ): Promise<RevisionFiles> {
+  const { top, prefix } = await locateProject(projectDir);
+  return readProjectInRepository(top, prefix, revision);
+}
+
+/** The repository root of a project directory, and the project's path in it (`/`-separated). */
+export async function locateProject(projectDir: string): Promise<{ top: string; prefix: string }> {
   let top: string;
   try {
     top = (await gitText(projectDir, ["rev-parse", "--show-toplevel"])).trim();
@@ -66,7 +72,7 @@ export async function readProjectAtRevision(
   const prefix = relative(await realpath(top), await realpath(projectDir))
     .split("\\")
     .join("/");
-  return readProjectInRepository(top, prefix, revision);
+  return { top, prefix };
 }
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;

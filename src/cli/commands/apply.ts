@@ -14,6 +14,7 @@ import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
 import {
+  currentPrograms,
   loadPrior,
   loadProject,
   printDiagnostics,
@@ -58,7 +59,12 @@ export async function applyCommand(argv: string[], io: CliIo): Promise<number> {
 
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, { state: values.state as string | undefined });
-  const result = planProject(ctx.validation, prior, repositoryPath(ctx));
+  const result = planProject(
+    ctx.validation,
+    prior,
+    repositoryPath(ctx),
+    await currentPrograms(ctx),
+  );
   if (!result.ok) {
     printDiagnostics(io, ctx, ctx.diagnostics);
     io.stderr(

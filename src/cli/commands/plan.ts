@@ -16,7 +16,13 @@ import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
-import { loadPrior, loadProject, printDiagnostics, repositoryPath } from "./project-context.ts";
+import {
+  currentPrograms,
+  loadPrior,
+  loadProject,
+  printDiagnostics,
+  repositoryPath,
+} from "./project-context.ts";
 
 export const PLAN_HELP = `Usage: terfyn plan --project DIR [--against GITREF] [--state FILE] [--json] [--detailed-exitcode]
 
@@ -75,7 +81,12 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
     against: values.against as string | undefined,
     state: values.state as string | undefined,
   });
-  const result = planProject(ctx.validation, prior, repositoryPath(ctx));
+  const result = planProject(
+    ctx.validation,
+    prior,
+    repositoryPath(ctx),
+    await currentPrograms(ctx),
+  );
   if (!result.ok) {
     const errors = ctx.diagnostics.filter((d) => d.severity === "error");
     if (format === "json") {

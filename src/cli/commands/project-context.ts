@@ -7,6 +7,7 @@ import { type ReadProjectResult, readProjectDirectory } from "../../adapters/fs/
 import { gitToplevel, realPathOf } from "../../adapters/fs/real-path.ts";
 import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
 import type { Plan } from "../../core/plan/plan.ts";
+import { type ProgramDigests, programPaths } from "../../core/plan/programs.ts";
 import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
 import type { StateFile } from "../../core/plan/state.ts";
 import { countBySeverity, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
@@ -28,6 +29,12 @@ export interface ProjectContext {
  * and for a project outside any repository): what a plan hash binds, the same path the Action
  * plans the project under.
  */
+/** The digests of the project files its command tools run, as they are on disk. */
+export async function currentPrograms(ctx: ProjectContext): Promise<ProgramDigests> {
+  const { projectProgramDigests } = await import("../../adapters/fs/program-digests.ts");
+  return projectProgramDigests(ctx.root, programPaths(ctx.validation.project));
+}
+
 export function repositoryPath(ctx: Pick<ProjectContext, "root">): string {
   const real = realPathOf(ctx.root);
   const top = gitToplevel(real);
@@ -107,8 +114,14 @@ export async function loadPrior(
         `note: the project at ${options.against} has ${plural(errors, "validation error")}; its side of the plan is what could be resolved\n`,
       );
     }
+    const { projectProgramDigestsAt } = await import("../../adapters/git/program-digests.ts");
+    const programs = await projectProgramDigestsAt(
+      ctx.root,
+      options.against,
+      programPaths(prior.project),
+    );
     return {
-      resources: projectResources(prior.project).resources,
+      resources: projectResources(prior.project, programs).resources,
       source: { source: "git", ref: options.against, commit: rev.commit },
       name: options.against,
     };

@@ -8,6 +8,7 @@ import type { Diagnostic } from "../diagnostics.ts";
 import type { ValidationResult } from "../validate.ts";
 import { computePlan } from "./compute-plan.ts";
 import type { Plan } from "./plan.ts";
+import type { ProgramDigests } from "./programs.ts";
 import { projectResources, type ResourceRecord } from "./resources.ts";
 
 /** Diagnostics a plan is shown with (the plan's own violations) rather than stopped by. */
@@ -22,12 +23,14 @@ export function planProject(
   prior: { resources: readonly ResourceRecord[]; source: Plan["prior"] },
   /** The project's directory relative to the repository root ("." for the root). */
   path: string,
+  /** The digests of the repository files its command tools run (programs.ts). */
+  programs?: ProgramDigests,
 ): PlanProjectResult {
   const blocking = current.diagnostics.filter(
     (d) => d.severity === "error" && !PLANNABLE_CODES.has(d.code),
   );
   if (blocking.length > 0) return { ok: false, blocking };
-  const { resources, locations } = projectResources(current.project);
+  const { resources, locations } = projectResources(current.project, programs);
   const violations = findPolicyViolations(current.project).map((v) => ({
     code: v.code,
     policy: v.policy,

@@ -7,6 +7,7 @@
 import { computeEffectBound } from "../analysis/effect-bound.ts";
 import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
 import type { GrantMode, OperationReach, ResolvedProject } from "../model/project.ts";
+import { type ProgramDigests, programPath } from "./programs.ts";
 
 export type JsonValue =
   | null
@@ -96,7 +97,11 @@ export function effectSeverity(
   return level ?? (mode === "autonomous" ? "high" : "medium");
 }
 
-export function projectResources(project: ResolvedProject): {
+export function projectResources(
+  project: ResolvedProject,
+  /** The digests of the repository files its command tools run (programs.ts). */
+  programs: ProgramDigests = new Map(),
+): {
   resources: ResourceRecord[];
   locations: ResourceLocations;
 } {
@@ -188,6 +193,19 @@ export function projectResources(project: ResolvedProject): {
         env: [...tool.command.env].sort(),
         maxOutputBytes: tool.command.maxOutputBytes,
       };
+      // The bytes of each repository file its argv names: a program rewritten after an
+      // approval is a change of what the operation runs.
+      const files: Record<string, JsonValue> = {};
+      for (const op of tool.operations.values())
+        for (const arg of op.reach?.kind === "command" ? op.reach.argv : []) {
+          const path = programPath(arg);
+          const digest = path === undefined ? undefined : programs.get(path);
+          if (path !== undefined && digest !== undefined) files[path] = digest;
+        }
+      if (Object.keys(files).length > 0)
+        spec.programs = Object.fromEntries(
+          Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)),
+        );
     }
     if (tool.http) {
       const headers: Record<string, JsonValue> = {};
