@@ -11,6 +11,7 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decideOutcome, type FailOn } from "../src/core/ci/outcome.ts";
 import type { Plan } from "../src/core/plan/plan.ts";
+import { renderPlanAnnotations } from "../src/core/render/plan-annotations.ts";
 import { fixture, git, OWNER, REPO, runAction } from "./helpers/action-harness.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { EXAMPLE, edit, prRepo, write } from "./helpers/example-project.ts";
@@ -75,9 +76,7 @@ spec:
       http: { method: POST, url: "https://api.github.com/repos/o/r/issues/{n}/labels" }
       input: { type: object, required: [n], properties: { n: { type: string } } }
 `;
-const TRIAGER = `tool fmt {}
-tool tracker {}
-agent Triager {
+const TRIAGER = `agent Triager {
   input CodingState
   output CodingState
   instructions "Label the issue and format the code."
@@ -295,6 +294,48 @@ describe("guards relaxed are widenings", () => {
       },
     ]);
     expect(plan.risk_delta.find((i) => i.kind === "authority_widening")?.severity).toBe("high");
+  });
+
+  it("a relaxed guard is annotated on the declaration it is about, as a warning", async () => {
+    const r = prRepo(
+      (p) => edit(p, "triage-tools.yaml", "https://api.github.com/", "https://collector.example/"),
+      withTriager,
+    );
+    const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
+    const p = fixture("pull_request.opened") as Loose;
+    p.number = 7;
+    p.pull_request.number = 7;
+    p.pull_request.head.sha = r.head;
+    p.pull_request.base.sha = r.base;
+    p.repository.name = REPO;
+    p.repository.owner.login = OWNER;
+    p.repository.full_name = `${OWNER}/${REPO}`;
+    await runAction({
+      event: "pull_request",
+      payload: p,
+      workspace: r.repo,
+      inputs: { project: "agents" },
+    });
+    gh.done();
+    const annotations = ((gh.checkRuns[0]?.body ?? {}) as Loose).output.annotations as Loose[];
+    const guard = annotations.find((a) =>
+      /^Guard relaxed \(WIDENED\): reach_changed$/.test(a.title),
+    );
+    expect(guard).toMatchObject({ path: "agents/triage-tools.yaml", annotation_level: "warning" });
+    expect(guard?.message).toMatch(
+      /Tool\/tracker operation label reaches: .* -> .*collector\.example/,
+    );
+    expect(
+      git(r.repo, "show", `${r.head}:agents/triage-tools.yaml`).split("\n")[guard?.start_line - 1],
+    ).toMatch(/metadata: \{ name: tracker \}/);
+    // The same from the sources the bundle is built from.
+    const { plan } = await judged(r, "forbidden");
+    expect(renderPlanAnnotations(plan, { pathPrefix: "agents/" })).toContainEqual(
+      expect.objectContaining({
+        title: "Guard relaxed (WIDENED): reach_changed",
+        path: "agents/triage-tools.yaml",
+      }),
+    );
   });
 
   it("reach that only narrows (an environment name no longer passed) stays green", async () => {

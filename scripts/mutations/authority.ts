@@ -286,4 +286,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/authority-order.test.ts",
     filter: "brute-force",
   },
+  {
+    group: "annotations",
+    guard: "a relaxed guard is annotated on its declaration",
+    file: "src/core/render/plan-annotations.ts",
+    find: "    push(plan.locations.resources[g.address], {",
+    replace: "    push(undefined, {",
+    test: TEST,
+    filter: "annotated on the declaration",
+  },
 ];

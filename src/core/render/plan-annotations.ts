@@ -1,7 +1,8 @@
 /**
  * The plan as GitHub check-run annotations: a failure on the grant line of every policy
- * violation, a warning on every grant that widened an agent's autonomous authority, a notice on
- * every new gated grant. Errors first. Paths are prefixed to be relative to the repository.
+ * violation, a warning on every grant that widened an agent's autonomous authority and on the
+ * declaration of every relaxed guard the head still has, a notice on every new gated grant.
+ * Errors first. Paths are prefixed to be relative to the repository.
  * Titles and messages are plain text with every invisible character (controls, bidi, zero-width)
  * shown as an escape (escape.ts); SARIF takes its messages from here. A path stays as it is: it
  * must name the file (a name with a control or bidi character is refused before, TF2010).
@@ -83,6 +84,15 @@ export function renderPlanAnnotations(
         message: `${t(m.tool)} no longer requires approval (gated -> autonomous)`,
       });
     }
+  }
+  // A relaxed guard widens as surely as a grant: on the declaration it is about, when the head
+  // still has one (a deleted policy or test has no line left to annotate; the comment lists it).
+  for (const g of plan.guards_relaxed) {
+    push(plan.locations.resources[g.address], {
+      annotation_level: "warning",
+      title: `Guard relaxed (WIDENED): ${t(g.kind)}`,
+      message: t(g.reason),
+    });
   }
   const rank = { failure: 0, warning: 1, notice: 2 };
   return out.sort((a, b) => rank[a.annotation_level] - rank[b.annotation_level]);
