@@ -161,6 +161,17 @@ const RELAXATIONS: [string, (p: string) => void, RegExp, ((p: string) => void)?]
     withTriager,
   ],
   [
+    "the agents moved to another model",
+    (p) => edit(p, "main.agent", 'model "mock/gpt-4"', 'model "mock/script"'),
+    /model_changed: Agent\/Implementer now runs on "mock\/script" \(was "mock\/gpt-4"\)/,
+  ],
+  [
+    "an agent outside every workflow given more turns",
+    (p) => edit(p, "triage.agent", '  instructions "Label', '  maxTurns 50\n  instructions "Label'),
+    /model_calls_raised: Agent\/Triager may now take up to 50 turns per call \(was 8\)/,
+    withTriager,
+  ],
+  [
     "a command tool's environment allowlist gains secrets",
     (p) =>
       edit(

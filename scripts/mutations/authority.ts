@@ -295,4 +295,13 @@ export const AUTHORITY: Mutation[] = [
     test: TEST,
     filter: "annotated on the declaration",
   },
+  {
+    group: "guards",
+    guard: "an agent's model and maxTurns are guards",
+    file: "src/core/plan/compute-plan.ts",
+    find: '    if (kind === "Agent" && before && after) risk.push(...agentRisk(address, before, after));',
+    replace: "",
+    test: TEST,
+    filter: "another model",
+  },
 ];

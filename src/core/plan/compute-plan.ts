@@ -56,6 +56,7 @@ const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "reach_changed",
   "test_relaxed",
   "project_removed",
+  "model_changed",
 ]);
 
 export function computePlan(input: PlanInput): Plan {
@@ -130,6 +131,7 @@ export function computePlan(input: PlanInput): Plan {
       if (before?.bounds && b) risk.push(...workflowRisk(address, before.bounds, b));
     }
 
+    if (kind === "Agent" && before && after) risk.push(...agentRisk(address, before, after));
     if (kind === "Policy") risk.push(...policyRisk(address, before, after));
     if (kind === "Tool" && before && after) risk.push(...toolRisk(address, before, after, reached));
     if (kind === "CapabilityTest" && before) risk.push(...testRisk(address, before, after));
@@ -384,6 +386,32 @@ function workflowRisk(
       address,
     });
   }
+  return out;
+}
+
+/**
+ * An agent's settings that bound it besides its grants: its model (which provider its prompts,
+ * tool results and the repository's text go to) and its `maxTurns` (model calls per
+ * invocation, wherever it is called). Another model, or more turns, is a widening.
+ */
+function agentRisk(address: string, before: ResourceRecord, after: ResourceRecord): RiskItem[] {
+  const b = isObject(before.spec) ? before.spec : {};
+  const a = isObject(after.spec) ? after.spec : {};
+  const out: RiskItem[] = [];
+  if (!sameJson(b.model, a.model))
+    out.push({
+      severity: "high",
+      kind: "model_changed",
+      message: `${address} now runs on ${showValue(a.model)} (was ${showValue(b.model)}): its prompts, tool results and the text it reads go to that provider.`,
+      address,
+    });
+  if (typeof a.maxTurns === "number" && typeof b.maxTurns === "number" && a.maxTurns > b.maxTurns)
+    out.push({
+      severity: "low",
+      kind: "model_calls_raised",
+      message: `${address} may now take up to ${a.maxTurns} turns per call (was ${b.maxTurns}).`,
+      address,
+    });
   return out;
 }
 

@@ -84,7 +84,8 @@ export type GuardKind =
   | "model_calls_raised"
   | "reach_changed"
   | "test_relaxed"
-  | "project_removed";
+  | "project_removed"
+  | "model_changed";
 
 export interface WorkflowSummary {
   address: string;
