@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decideOutcome, type FailOn } from "../src/core/ci/outcome.ts";
 import type { Plan } from "../src/core/plan/plan.ts";
 import { renderPlanAnnotations } from "../src/core/render/plan-annotations.ts";
-import { fixture, git, OWNER, REPO, runAction } from "./helpers/action-harness.ts";
+import { git, pullRequestOpened, runAction } from "./helpers/action-harness.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { EXAMPLE, edit, prRepo, write } from "./helpers/example-project.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
@@ -25,14 +25,7 @@ type Loose = Record<string, any>;
 
 async function open(r: { repo: string; base: string; head: string }, failOn?: string) {
   const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
-  const p = fixture("pull_request.opened") as Loose;
-  p.number = 7;
-  p.pull_request.number = 7;
-  p.pull_request.head.sha = r.head;
-  p.pull_request.base.sha = r.base;
-  p.repository.name = REPO;
-  p.repository.owner.login = OWNER;
-  p.repository.full_name = `${OWNER}/${REPO}`;
+  const p = pullRequestOpened(r.base, r.head);
   const run = await runAction({
     event: "pull_request",
     payload: p,
@@ -313,14 +306,7 @@ describe("guards relaxed are widenings", () => {
       withTriager,
     );
     const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
-    const p = fixture("pull_request.opened") as Loose;
-    p.number = 7;
-    p.pull_request.number = 7;
-    p.pull_request.head.sha = r.head;
-    p.pull_request.base.sha = r.base;
-    p.repository.name = REPO;
-    p.repository.owner.login = OWNER;
-    p.repository.full_name = `${OWNER}/${REPO}`;
+    const p = pullRequestOpened(r.base, r.head);
     await runAction({
       event: "pull_request",
       payload: p,

@@ -14,11 +14,9 @@ import { validateProject } from "../src/core/validate.ts";
 import {
   commitAll,
   copyInto,
-  fixture,
   git,
   newRepo,
-  OWNER,
-  REPO,
+  pullRequestOpened,
   runAction,
 } from "./helpers/action-harness.ts";
 import { EXAMPLE, edit } from "./helpers/example-project.ts";
@@ -26,9 +24,6 @@ import { fakeGitHub } from "./helpers/fake-github.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-
-// biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON
-type Loose = Record<string, any>;
 
 const HASH = /Plan hash: (sha256:[0-9a-f]{64})/;
 
@@ -45,14 +40,7 @@ describe("a plan hash names its project's path", () => {
     git(repo, "checkout", "-q", "main");
 
     const gh = fakeGitHub({ pr: { headSha: head, baseSha: base, author: "alice" } });
-    const p = fixture("pull_request.opened") as Loose;
-    p.number = 7;
-    p.pull_request.number = 7;
-    p.pull_request.head.sha = head;
-    p.pull_request.base.sha = base;
-    p.repository.name = REPO;
-    p.repository.owner.login = OWNER;
-    p.repository.full_name = `${OWNER}/${REPO}`;
+    const p = pullRequestOpened(base, head);
     const run = await runAction({
       event: "pull_request",
       payload: p,

@@ -16,11 +16,9 @@ import { decideOutcome, type FailOn } from "../src/core/ci/outcome.ts";
 import {
   commitAll,
   copyInto,
-  fixture,
   git,
   newRepo,
-  OWNER,
-  REPO,
+  pullRequestOpened,
   runAction,
 } from "./helpers/action-harness.ts";
 import { runTerfyn } from "./helpers/cli.ts";
@@ -70,15 +68,8 @@ async function open(
   extra: Record<string, string> = {},
 ) {
   const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
-  const p = fixture("pull_request.opened") as Loose;
-  p.number = 7;
-  p.pull_request.number = 7;
-  p.pull_request.head.sha = r.head;
-  p.pull_request.base.sha = r.base;
+  const p = pullRequestOpened(r.base, r.head) as Loose;
   p.pull_request.merge_commit_sha = null;
-  p.repository.name = REPO;
-  p.repository.owner.login = OWNER;
-  p.repository.full_name = `${OWNER}/${REPO}`;
   const run = await runAction({
     event: "pull_request",
     payload: p,

@@ -75,6 +75,23 @@ export interface ActionRun {
  * Records every request the Action sends (by wrapping the global fetch it is handed, ahead of
  * nock) and checks each against the OpenAPI description.
  */
+/**
+ * GitHub's example `pull_request.opened` payload, for pull request 7 of this repository from
+ * `base` to `head`.
+ */
+export function pullRequestOpened(base: string, head: string): Record<string, unknown> {
+  // biome-ignore lint/suspicious/noExplicitAny: webhook example payloads are loose JSON
+  const p = fixture("pull_request.opened") as Record<string, any>;
+  p.number = 7;
+  p.pull_request.number = 7;
+  p.pull_request.head.sha = head;
+  p.pull_request.base.sha = base;
+  p.repository.name = REPO;
+  p.repository.owner.login = OWNER;
+  p.repository.full_name = `${OWNER}/${REPO}`;
+  return p;
+}
+
 export function recordRequests(): {
   requests: RecordedRequest[];
   problems: string[];
