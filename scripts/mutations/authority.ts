@@ -304,4 +304,22 @@ export const AUTHORITY: Mutation[] = [
     test: TEST,
     filter: "another model",
   },
+  {
+    group: "names",
+    guard: "forbid { holding } selects every agent holding the grant, whatever its name",
+    file: "src/core/analysis/policy-violations.ts",
+    find: "              .filter((a) => a.grants.some((g) => g.ref === holding))",
+    replace: "              .filter(() => false)",
+    test: "__tests__/policy-selectors.test.ts",
+    filter: "whatever it is called",
+  },
+  {
+    group: "names",
+    guard: "a holding selector naming a grant no tool has is TF3011",
+    file: "src/core/analysis/check-effects.ts",
+    find: '      if (!project.tools.get(tool ?? "")?.operations.has(op ?? ""))',
+    replace: "      if (false)",
+    test: "__tests__/policy-selectors.test.ts",
+    filter: "no tool has",
+  },
 ];

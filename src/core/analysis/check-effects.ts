@@ -67,7 +67,22 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
   const agentNames = [...project.agents.keys()];
   for (const p of project.policies) {
     if (!("forbid" in p.rule)) continue;
-    const { agent: who, effect } = p.rule.forbid;
+    const { effect } = p.rule.forbid;
+    const ref = p.rule.forbid.holding;
+    if (ref !== undefined) {
+      const [, tool, op] = ref.split(".");
+      if (!project.tools.get(tool ?? "")?.operations.has(op ?? ""))
+        diagnostics.push(
+          diagnostic(
+            "TF3011",
+            p.span,
+            `Policy/${p.policy} forbids \`${effect}\` for every agent holding \`${ref}\`, which no tool of this project has: it would guard nothing`,
+            { hint: "name a grant as agents write it, `tool.<tool>.<operation>`" },
+          ),
+        );
+      continue;
+    }
+    const who = p.rule.forbid.agent ?? "*";
     if (who !== "*" && !project.agents.has(who)) {
       const hint = didYouMean(who, agentNames);
       diagnostics.push(

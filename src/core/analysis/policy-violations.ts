@@ -40,9 +40,19 @@ function violations(project: ResolvedProject): PolicyViolationRecord[] {
   for (const p of project.policies) {
     const rule = p.rule;
     if ("forbid" in rule) {
-      const { agent: who, effect } = rule.forbid;
+      const { effect } = rule.forbid;
+      const holding = rule.forbid.holding;
+      const who = rule.forbid.agent ?? `holding ${holding}`;
       const targets =
-        who === "*" ? [...project.agents.keys()] : project.agents.has(who) ? [who] : [];
+        holding !== undefined
+          ? [...project.agents.values()]
+              .filter((a) => a.grants.some((g) => g.ref === holding))
+              .map((a) => a.name)
+          : who === "*"
+            ? [...project.agents.keys()]
+            : project.agents.has(who)
+              ? [who]
+              : [];
       for (const agent of targets) {
         for (const e of boundOf(agent)) {
           if (e.effect !== effect) continue;
@@ -55,7 +65,7 @@ function violations(project: ResolvedProject): PolicyViolationRecord[] {
             effect,
             tool: e.tool,
             mode: e.mode,
-            message: `Policy/${p.policy} forbids \`${effect}\` for ${who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent} reaches it through ${e.tool} (${e.mode})`,
+            message: `Policy/${p.policy} forbids \`${effect}\` for ${holding !== undefined ? `every agent holding ${holding}` : who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent} reaches it through ${e.tool} (${e.mode})`,
             grantSpan: e.span,
             ruleSpan: p.span,
           });

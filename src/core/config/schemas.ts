@@ -250,10 +250,20 @@ const forbidRule = z
   .object({
     forbid: z
       .object({
-        agent: z.string().min(1).describe("An agent name, or * for every agent."),
+        agent: z.string().min(1).optional().describe("An agent name, or * for every agent."),
+        holding: z
+          .string()
+          .regex(/^tool\.[^.\s]+\.[^.\s]+$/, "a grant such as `tool.vault.read_secret`")
+          .optional()
+          .describe(
+            "Instead of agent: every agent that holds this grant (any mode), whatever it is called, so a rename cannot escape the rule.",
+          ),
         effect: effectName,
       })
-      .strict(),
+      .strict()
+      .refine((f) => (f.agent === undefined) !== (f.holding === undefined), {
+        message: "give exactly one of `agent` (a name, or *) and `holding` (a grant)",
+      }),
   })
   .strict();
 const requireApprovalRule = z
