@@ -370,4 +370,22 @@ describe("the set of projects is part of authority", () => {
       );
     }
   });
+
+  it("a policy file turned into a symbolic link blocks in the Action and the CLI alike: its target is not what is reviewed", async () => {
+    const r = teamsRepo((repo) => {
+      WIDEN(join(repo, "teams/agents"));
+      moveBehindLink(repo, "teams/agents/policies.yaml", "shared/policies.yaml");
+    });
+    const { run, comment } = await open(r, "teams/*");
+    expect(run.failed).toBe(true);
+    expect(comment("teams/agents")).toMatch(
+      /teams\/agents\/policies\.yaml:1:1: error TF2008: is a symbolic link; a project file must be a regular file/,
+    );
+    git(r.repo, "checkout", "-q", r.head);
+    const out = await runTerfyn(["validate", "--project", "teams/agents"], r.repo);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(
+      /policies\.yaml:1:1: error TF2008: is a symbolic link; a project file must be a regular file/,
+    );
+  });
 });

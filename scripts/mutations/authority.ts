@@ -322,4 +322,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/policy-selectors.test.ts",
     filter: "no tool has",
   },
+  {
+    group: "projects",
+    guard: "the CLI refuses a project file that is a symbolic link, as the git reader does",
+    file: "src/adapters/fs/read-project.ts",
+    find: "            if ((await stat(full)).isFile()) diagnostics.push(linkedFileDiagnostic(childRel));",
+    replace: "",
+    test: "__tests__/projects-vanish.test.ts",
+    filter: "policy file turned into a symbolic link",
+  },
 ];

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
   hasUnsafeFileName,
+  linkedFileDiagnostic,
   stripUnsafe,
   unsafeFileNameDiagnostic,
 } from "../../core/model/file-names.ts";
@@ -87,7 +88,12 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
       } else if ((entry.isFile() || entry.isSymbolicLink()) && belongsToProject(childRel)) {
         try {
           const full = join(root, childRel);
-          if (entry.isSymbolicLink() && !(await stat(full)).isFile()) continue;
+          if (entry.isSymbolicLink()) {
+            // A link to a directory is not walked, as git lists nothing below one; a link to a
+            // file is refused, as the git reader refuses it: its target is not what is reviewed.
+            if ((await stat(full)).isFile()) diagnostics.push(linkedFileDiagnostic(childRel));
+            continue;
+          }
           const bytes = await readFile(full);
           const text = decodeUtf8(bytes);
           if (text === undefined) {

@@ -18,6 +18,7 @@ import { relative } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
   hasUnsafeFileName,
+  linkedFileDiagnostic,
   stripUnsafe,
   unsafeFileNameDiagnostic,
 } from "../../core/model/file-names.ts";
@@ -149,13 +150,7 @@ export async function readProjectInRepository(
     if (!belongsToProject(rel)) continue;
     if (e.type !== "blob") continue; // a submodule (commit) is not project content
     if (e.mode === SYMLINK) {
-      diagnostics.push(
-        diagnostic(
-          "TF2008",
-          fileSpan(rel),
-          "is a symbolic link in git; a project file must be a regular file (the link's target is not part of the reviewed change)",
-        ),
-      );
+      diagnostics.push(linkedFileDiagnostic(rel));
       continue;
     }
     wanted.push({ oid: e.oid, rel });

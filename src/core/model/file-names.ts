@@ -36,3 +36,16 @@ export function unsafeFileNameDiagnostic(path: string): Diagnostic {
     `the file name ${JSON.stringify(shown)} contains a control or bidirectional-override character; rename the file (such names can hide a file from review)`,
   );
 }
+
+/**
+ * A project file (`.agent`, YAML) that is a symbolic link: what it points at is not part of the
+ * reviewed change, so it is never read. The same error from the checkout and from git.
+ */
+export function linkedFileDiagnostic(path: string): Diagnostic {
+  return diagnostic(
+    "TF2008",
+    fileSpan(path),
+    "is a symbolic link; a project file must be a regular file (the link's target is not part of the reviewed change, so it is not read)",
+    { hint: "replace the link with the file itself" },
+  );
+}
