@@ -23,6 +23,7 @@ import {
 } from "./plan.ts";
 import {
   type BoundEntry,
+  defaultSeverity,
   type JsonValue,
   type ResourceLocations,
   type ResourceRecord,
@@ -151,7 +152,7 @@ export function computePlan(input: PlanInput): Plan {
   for (const mode of ["autonomous", "gated"] as const) {
     if (authority[mode] === "WIDENED") {
       risk.push({
-        severity: widenedSeverity[mode] ?? (mode === "autonomous" ? "high" : "medium"),
+        severity: widenedSeverity[mode] ?? defaultSeverity(mode),
         kind: "authority_widening",
         message: `${mode.toUpperCase()} authority WIDENED.`,
       });
@@ -318,7 +319,7 @@ function agentDelta(
     gated: change("gated"),
   };
   const worst = (mode: Mode): Severity => {
-    let best: Severity = mode === "autonomous" ? "high" : "medium";
+    let best: Severity = defaultSeverity(mode);
     const relevant = added.filter((e) => e.mode === mode);
     if (relevant.length > 0) {
       best = relevant.reduce<Severity>(
@@ -413,10 +414,6 @@ function agentRisk(address: string, before: ResourceRecord, after: ResourceRecor
       address,
     });
   return out;
-}
-
-function defaultSeverity(mode: Mode): Severity {
-  return mode === "autonomous" ? "high" : "medium";
 }
 
 /** Effect → the most severe `risk` level the records' policies give it. */

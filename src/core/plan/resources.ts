@@ -80,6 +80,11 @@ export function grantLabel(ref: string, mode: GrantMode): string {
   return mode === "gated" ? `${ref} requires approval` : ref;
 }
 
+/** Severity of reaching an effect in a mode when no `risk` rule names it. */
+export function defaultSeverity(mode: GrantMode): Severity {
+  return mode === "autonomous" ? "high" : "medium";
+}
+
 /** Severity of reaching an effect in a mode: the policy's `risk` for it, else high/medium. */
 export function effectSeverity(
   project: ResolvedProject,
@@ -94,7 +99,7 @@ export function effectSeverity(
         level = l;
     }
   }
-  return level ?? (mode === "autonomous" ? "high" : "medium");
+  return level ?? defaultSeverity(mode);
 }
 
 export function projectResources(
