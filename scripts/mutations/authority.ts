@@ -16,6 +16,24 @@ const PROJECT_SET = "src/action/project-set.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
+    group: "sources",
+    guard: "a prior that does not validate is not used in part (CLI and Action alike)",
+    file: "src/core/plan/plan-from-sources.ts",
+    find: '  if (errors.length > 0)\n    return { resources: [], origin: side.origin, problem: { kind: "invalid", errors } };\n',
+    replace: "",
+    test: "__tests__/plan-from-sources.test.ts",
+    filter: "does not use a base that does not validate",
+  },
+  {
+    group: "sources",
+    guard: "a reader's own diagnostics (undecodable, linked files) stop the plan",
+    file: "src/core/plan/plan-from-sources.ts",
+    find: "          diagnostics: sortDiagnostics([...read.diagnostics, ...validated.diagnostics]),",
+    replace: "          diagnostics: validated.diagnostics,",
+    test: "__tests__/plan-from-sources.test.ts",
+    filter: "unreadable",
+  },
+  {
     group: "guards",
     guard: "a relaxed guard makes the plan WIDENED (approval needed)",
     file: "src/core/plan/compute-plan.ts",

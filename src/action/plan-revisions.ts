@@ -6,16 +6,18 @@
  * silently: the project is planned as new and the report says why. Which projects, and what
  * became of the base's, is project-set.ts.
  */
-import { revisionProgramDigests } from "../adapters/git/program-digests.ts";
-import { readProjectInRepository } from "../adapters/git/read-revision.ts";
-import { type Diagnostic, hasErrors, sortDiagnostics } from "../core/diagnostics.ts";
+import { revisionSource } from "../adapters/git/project-source.ts";
+import type { Diagnostic } from "../core/diagnostics.ts";
 import type { Plan } from "../core/plan/plan.ts";
-import { planProject, planRemovedProject } from "../core/plan/plan-project.ts";
-import { programPaths } from "../core/plan/programs.ts";
-import { projectResources } from "../core/plan/resources.ts";
+import {
+  loadSource,
+  planFromSources,
+  priorProblemText,
+  priorResources,
+} from "../core/plan/plan-from-sources.ts";
+import { planRemovedProject } from "../core/plan/plan-project.ts";
 import { type CapabilityTestReport, runCapabilityTests } from "../core/testing/capability-tests.ts";
 import { type ValidationResult, validateProject } from "../core/validate.ts";
-import { plural } from "../core/words.ts";
 
 export interface ProjectOutcome {
   /** Relative to the repository root; "." for the root. */
@@ -49,70 +51,29 @@ export async function planProjectAt(
 ): Promise<ProjectOutcome> {
   const prefix = path === "." ? "" : path;
   const inProject = conflicts.filter((c) => prefix === "" || c.startsWith(`${prefix}/`));
-  const read = await readProjectInRepository(repoRoot, prefix, current);
-  const validated = validateProject(read.files);
-  const head: ValidationResult = read.diagnostics.length
-    ? {
-        project: validated.project,
-        diagnostics: sortDiagnostics([...read.diagnostics, ...validated.diagnostics]),
-        ok: validated.ok && !hasErrors(read.diagnostics),
-      }
-    : validated;
+  const loaded = await loadSource(revisionSource(repoRoot, prefix, current));
+  const head = loaded.validation;
   const tests = runCapabilityTests(head.project);
   if (inProject.length > 0) return { path, head, blocking: [], tests, conflicts: inProject };
 
-  let priorResources: ReturnType<typeof projectResources>["resources"] = [];
-  let baseProblem: string | undefined;
-  let priorCommit: string | undefined;
-  if (prior !== undefined) {
-    const base = await readProjectInRepository(repoRoot, priorPath, prior);
-    priorCommit = base.commit;
-    if (base.existed) {
-      const v = validateProject(base.files);
-      const errors = [...base.diagnostics, ...v.diagnostics].filter((d) => d.severity === "error");
-      if (errors.length > 0) {
-        const first = errors[0]!;
-        baseProblem = `The base's project does not validate (${plural(errors.length, "error")}; first: ${first.span.file}:${first.span.line}: ${first.code} ${first.message}). It is not used as the prior: everything is planned as new.`;
-      } else {
-        const programs = await revisionProgramDigests(
-          repoRoot,
-          priorPath,
-          prior,
-          programPaths(v.project),
-        );
-        priorResources = projectResources(v.project, programs).resources;
-      }
-    }
-  }
-  const programs = await revisionProgramDigests(
-    repoRoot,
-    prefix,
-    current,
-    programPaths(head.project),
-  );
-  const result = planProject(
-    head,
-    {
-      resources: priorResources,
-      source:
-        prior !== undefined
-          ? { source: "git", ref: prior, commit: priorCommit }
-          : { source: "none" },
-    },
+  const planned = await planFromSources(
+    loaded,
+    prior !== undefined ? revisionSource(repoRoot, priorPath, prior) : undefined,
     path,
-    programs,
   );
+  const problem = planned.priorProblem;
   const base = {
     path,
     head,
     tests,
     conflicts: [],
-    ...(baseProblem ? { baseProblem } : {}),
+    // A base without the project is an ordinary new project; only a broken one is a problem.
+    ...(problem?.kind === "invalid" ? { baseProblem: priorProblemText(problem, "The base") } : {}),
     ...(priorPath !== path ? { movedFrom: priorPath } : {}),
   };
-  return result.ok
-    ? { ...base, plan: result.plan, blocking: [] }
-    : { ...base, blocking: result.blocking };
+  return planned.result.ok
+    ? { ...base, plan: planned.result.plan, blocking: [] }
+    : { ...base, blocking: planned.result.blocking };
 }
 
 const NO_TESTS: CapabilityTestReport = { results: [], passed: 0, failed: 0 };
@@ -139,21 +100,16 @@ export async function planRemovedAt(
   prior: string,
   movedTo?: string,
 ): Promise<ProjectOutcome> {
-  const base = await readProjectInRepository(repoRoot, path, prior);
-  const v = validateProject(base.files);
-  const valid = !hasErrors([...base.diagnostics, ...v.diagnostics]);
-  const name = v.project.settings.name || path;
+  const side = await loadSource(revisionSource(repoRoot, path, prior));
+  const base = await priorResources(side);
+  const name = side.validation.project.settings.name || path;
   const shown = path === "." ? "the repository root" : path;
   const reason =
     movedTo === undefined
       ? `The project at ${shown} is removed in the head: every guard it declared (policies, approve gates, loop bounds) is gone with it.`
       : `The project at ${shown} moved to ${movedTo}, which input \`project\` does not select: every guard it declared is no longer checked.`;
   const plan = planRemovedProject(
-    {
-      name,
-      resources: valid ? projectResources(v.project).resources : [],
-      source: { source: "git", ref: prior, commit: base.commit },
-    },
+    { name, resources: base.resources, source: base.origin },
     reason,
     path,
   );

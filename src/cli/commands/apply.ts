@@ -5,7 +5,6 @@
  */
 import { relative } from "node:path";
 import { writeStateFile } from "../../adapters/fs/state-file.ts";
-import { planProject } from "../../core/plan/plan-project.ts";
 import { buildState } from "../../core/plan/state.ts";
 import { renderPlanText } from "../../core/render/plan-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
@@ -14,11 +13,10 @@ import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
 import {
-  currentPrograms,
   loadPrior,
   loadProject,
+  planAgainst,
   printDiagnostics,
-  repositoryPath,
   statePath,
 } from "./project-context.ts";
 
@@ -59,12 +57,7 @@ export async function applyCommand(argv: string[], io: CliIo): Promise<number> {
 
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, { state: values.state as string | undefined });
-  const result = planProject(
-    ctx.validation,
-    prior,
-    repositoryPath(ctx),
-    await currentPrograms(ctx),
-  );
+  const result = await planAgainst(io, ctx, prior);
   if (!result.ok) {
     printDiagnostics(io, ctx, ctx.diagnostics);
     io.stderr(

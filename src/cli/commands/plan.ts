@@ -6,7 +6,6 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { renderPlanSarif } from "../../adapters/report/sarif.ts";
-import { planProject } from "../../core/plan/plan-project.ts";
 import { diagnosticsToJson } from "../../core/render/diagnostics-text.ts";
 import { renderPlanAnnotations } from "../../core/render/plan-annotations.ts";
 import { planToJson } from "../../core/render/plan-json.ts";
@@ -16,13 +15,7 @@ import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
-import {
-  currentPrograms,
-  loadPrior,
-  loadProject,
-  printDiagnostics,
-  repositoryPath,
-} from "./project-context.ts";
+import { loadPrior, loadProject, planAgainst, printDiagnostics } from "./project-context.ts";
 
 export const PLAN_HELP = `Usage: terfyn plan --project DIR [--against GITREF] [--state FILE] [--json] [--detailed-exitcode]
 
@@ -81,12 +74,7 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
     against: values.against as string | undefined,
     state: values.state as string | undefined,
   });
-  const result = planProject(
-    ctx.validation,
-    prior,
-    repositoryPath(ctx),
-    await currentPrograms(ctx),
-  );
+  const result = await planAgainst(io, ctx, prior);
   if (!result.ok) {
     const errors = ctx.diagnostics.filter((d) => d.severity === "error");
     if (format === "json") {

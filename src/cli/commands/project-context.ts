@@ -3,21 +3,29 @@
  * finding the prior side of a plan (a git revision with --against, else the state file).
  */
 import { relative, resolve, sep } from "node:path";
-import { type ReadProjectResult, readProjectDirectory } from "../../adapters/fs/read-project.ts";
+import { directorySource } from "../../adapters/fs/project-source.ts";
+import type { ReadProjectResult } from "../../adapters/fs/read-project.ts";
 import { gitToplevel, realPathOf } from "../../adapters/fs/real-path.ts";
-import { type Diagnostic, sortDiagnostics } from "../../core/diagnostics.ts";
-import type { Plan } from "../../core/plan/plan.ts";
-import { type ProgramDigests, programPaths } from "../../core/plan/programs.ts";
-import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
+import { type Diagnostic, hasErrors, sortDiagnostics } from "../../core/diagnostics.ts";
+import {
+  type LoadedSource,
+  loadSource,
+  type PlannedFromSources,
+  type ProjectSource,
+  planFromSources,
+  priorProblemText,
+  type RecordedPrior,
+} from "../../core/plan/plan-from-sources.ts";
 import type { StateFile } from "../../core/plan/state.ts";
-import { countBySeverity, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import { renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { type ValidationResult, validateProject } from "../../core/validate.ts";
-import { plural } from "../../core/words.ts";
 import { type CliIo, useColor } from "../io.ts";
 
 export interface ProjectContext {
   root: string;
+  /** The project as read and validated, with the reader's own diagnostics merged in. */
+  loaded: LoadedSource;
   validation: ValidationResult;
   diagnostics: Diagnostic[];
   displayPath: (file: string) => string;
@@ -29,12 +37,6 @@ export interface ProjectContext {
  * and for a project outside any repository): what a plan hash binds, the same path the Action
  * plans the project under.
  */
-/** The digests of the project files its command tools run, as they are on disk. */
-export async function currentPrograms(ctx: ProjectContext): Promise<ProgramDigests> {
-  const { projectProgramDigests } = await import("../../adapters/fs/program-digests.ts");
-  return projectProgramDigests(ctx.root, programPaths(ctx.validation.project));
-}
-
 export function repositoryPath(ctx: Pick<ProjectContext, "root">): string {
   const real = realPathOf(ctx.root);
   const top = gitToplevel(real);
@@ -46,16 +48,35 @@ export async function loadProject(
   projectArg: string | undefined,
 ): Promise<ProjectContext> {
   const root = resolve(io.cwd, projectArg ?? ".");
-  return validateRead(io, root, await readProjectDirectory(root));
+  return contextOf(io, root, await loadSource(directorySource(root)));
 }
 
 /** The context of a project already read from `root`. */
 export function validateRead(io: CliIo, root: string, read: ReadProjectResult): ProjectContext {
-  const validation = validateProject(read.files);
+  const files = read.files;
+  const source: ProjectSource = {
+    read: async () => ({ ...read, files, existed: true, origin: { source: "none" } }),
+    programs: directorySource(root).programs,
+  };
+  const validation = validateProject(files);
+  return contextOf(io, root, {
+    source,
+    existed: true,
+    origin: { source: "none" },
+    validation: {
+      project: validation.project,
+      diagnostics: sortDiagnostics([...read.diagnostics, ...validation.diagnostics]),
+      ok: validation.ok && !hasErrors(read.diagnostics),
+    },
+  });
+}
+
+function contextOf(io: CliIo, root: string, loaded: LoadedSource): ProjectContext {
   return {
     root,
-    validation,
-    diagnostics: sortDiagnostics([...read.diagnostics, ...validation.diagnostics]),
+    loaded,
+    validation: loaded.validation,
+    diagnostics: loaded.validation.diagnostics,
     displayPath: (file: string) => relative(io.cwd, resolve(root, file)) || file,
     where: relative(io.cwd, root) || ".",
   };
@@ -80,8 +101,8 @@ export function statePath(io: CliIo, ctx: ProjectContext, stateArg: string | und
 }
 
 export interface Prior {
-  resources: ResourceRecord[];
-  source: Plan["prior"];
+  /** The prior side as the plan use case takes it: a git revision, recorded resources, or none. */
+  side: ProjectSource | RecordedPrior | undefined;
   /** How the no-changes line names it. */
   name: string;
   state?: StateFile;
@@ -94,46 +115,42 @@ export async function loadPrior(
 ): Promise<Prior> {
   if (options.against !== undefined) {
     // Imported here, not with this module: `terfyn test` and `validate` never read git or the
-    // state file, and loading simple-git (with debug) and write-file-atomic cost them ~15 ms.
-    const { readProjectAtRevision } = await import("../../adapters/git/read-revision.ts");
-    const rev = await readProjectAtRevision(ctx.root, options.against);
-    if (!rev.existed) {
-      io.stderr(
-        `note: ${escapeTerminalText(ctx.where)} has no terfyn.yaml at ${escapeTerminalText(options.against)}; everything is planned as new\n`,
-      );
-      return {
-        resources: [],
-        source: { source: "git", ref: options.against, commit: rev.commit },
-        name: options.against,
-      };
-    }
-    const prior = validateProject(rev.files);
-    const { errors } = countBySeverity([...rev.diagnostics, ...prior.diagnostics]);
-    if (errors > 0) {
-      io.stderr(
-        `note: the project at ${options.against} has ${plural(errors, "validation error")}; its side of the plan is what could be resolved\n`,
-      );
-    }
-    const { projectProgramDigestsAt } = await import("../../adapters/git/program-digests.ts");
-    const programs = await projectProgramDigestsAt(
-      ctx.root,
-      options.against,
-      programPaths(prior.project),
-    );
-    return {
-      resources: projectResources(prior.project, programs).resources,
-      source: { source: "git", ref: options.against, commit: rev.commit },
-      name: options.against,
-    };
+    // state file, and loading them cost ~15 ms.
+    const { projectRevisionSource } = await import("../../adapters/git/project-source.ts");
+    return { side: await projectRevisionSource(ctx.root, options.against), name: options.against };
   }
   const path = statePath(io, ctx, options.state);
   const { readStateFile } = await import("../../adapters/fs/state-file.ts");
   const state = await readStateFile(path);
-  if (!state) return { resources: [], source: { source: "none" }, name: "an empty state" };
+  if (!state) return { side: undefined, name: "an empty state" };
   return {
-    resources: state.resources,
-    source: { source: "state", ref: relative(io.cwd, path) || path },
+    side: {
+      recorded: state.resources,
+      origin: { source: "state", ref: relative(io.cwd, path) || path },
+    },
     name: "the state",
     state,
   };
+}
+
+/**
+ * The project planned against its prior through the one plan use case, with a note on stderr
+ * when the prior side is missing or does not validate (it is then not used: everything is new).
+ */
+export async function planAgainst(
+  io: CliIo,
+  ctx: ProjectContext,
+  prior: Prior,
+): Promise<PlannedFromSources["result"]> {
+  const planned = await planFromSources(ctx.loaded, prior.side, repositoryPath(ctx));
+  const problem = planned.priorProblem;
+  if (problem?.kind === "absent")
+    io.stderr(
+      `note: ${escapeTerminalText(ctx.where)} has no terfyn.yaml at ${escapeTerminalText(prior.name)}; everything is planned as new\n`,
+    );
+  else if (problem)
+    io.stderr(
+      `note: ${escapeTerminalText(priorProblemText(problem, `the project at ${prior.name}`))}\n`,
+    );
+  return planned.result;
 }

@@ -1,0 +1,27 @@
+import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
+import{a as y}from"./chunk-UHCSNP3N.js";import{a as v,d as j}from"./chunk-2ATAM2D6.js";import"./chunk-HACHNXH4.js";import"./chunk-BUSIXZ24.js";import{a as g}from"./chunk-2L3LDJTJ.js";import{d as $,f as I,g as P,h as x,i as b}from"./chunk-3RNWND56.js";import"./chunk-S4I7B5M5.js";import"./chunk-SSXL24YL.js";import{a as w}from"./chunk-EZW4S434.js";import{f as c,g as f,h as l,i as u}from"./chunk-27DMJV7S.js";import"./chunk-55ERFZA5.js";import"./chunk-W577HZLE.js";import{i as m}from"./chunk-L5X4JSRE.js";import"./chunk-CRHX2DYB.js";import"./chunk-PMPGV4OQ.js";import"./chunk-ML6YJ7H3.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";import{relative as A}from"node:path";var E=`Usage: terfyn apply --project DIR [--auto-approve] [--plan-hash sha256:\u2026] [--state FILE]
+
+Record the project's resources and effect bounds in the state file, so later plans show what
+changed since. Prints the plan first. Needs one of:
+  --plan-hash H   apply only if the recomputed plan's hash is exactly H (from \`terfyn plan\`);
+                  otherwise refuse and leave the state untouched
+  --auto-approve  apply whatever the plan is
+or, on a terminal, typing "yes" at the prompt.
+
+Options:
+  --project DIR   the directory holding terfyn.yaml (default: .)
+  --state FILE    the state file (default: the project's spec.state, .terfyn/state.json)
+  -h, --help      show this help
+`;async function V(S,e){let{values:a,positionals:h}=w("apply",S,{project:{type:"string"},state:{type:"string"},"auto-approve":{type:"boolean"},"plan-hash":{type:"string"}});if(a.help)return e.stdout(E),0;if(h.length>0)throw new l(`apply: unexpected argument \`${h[0]}\` (use --project DIR)`);let r=a["plan-hash"];if(r!==void 0&&!/^sha256:[0-9a-f]{64}$/.test(r))throw new l("apply: --plan-hash takes a plan hash as printed by `terfyn plan`: sha256: and 64 hex digits");let n=await $(e,a.project),s=await x(e,n,{state:a.state}),p=await b(e,n,s);if(!p.ok)return I(e,n,n.diagnostics),e.stderr(`terfyn apply: ${c(n.where)} has ${m(p.blocking.length,"error")}; nothing was applied
+`),1;let t=p.plan;if(e.stdout(g(t,{color:f(e),priorName:s.name})),t.summary.forbidden)return e.stderr(`terfyn apply: the plan violates policy; nothing was applied
+`),1;if(r!==void 0&&r!==t.hash)return e.stderr(`terfyn apply: the plan changed since it was approved; nothing was applied
+  approved: ${r}
+  current:  ${t.hash}
+Review the new plan and approve its hash.
+`),1;let o=P(e,n,a.state);if(!t.summary.has_changes&&s.state)return e.stdout(`
+Apply complete: no changes; the state is up to date.
+`),0;if(r===void 0&&!a["auto-approve"]){if(!e.prompt)throw new u("no terminal to confirm on: pass --plan-hash with the hash you reviewed, or --auto-approve");if((await e.prompt(`
+Apply this plan? Only 'yes' is accepted: `)).trim()!=="yes")return e.stderr(`terfyn apply: not applied
+`),1}let d=v({project:t.project,terfynVersion:y,previousSerial:s.state?.serial??0,planHash:t.hash,appliedAt:(e.now?.()??new Date).toISOString(),resources:p.resources});await j(o,d);let i=t.summary;return e.stdout(`
+Apply complete: ${i.add} added, ${i.change} changed, ${i.destroy} destroyed. State: ${A(e.cwd,o)||o} (serial ${d.serial}).
+`),0}export{E as APPLY_HELP,V as applyCommand};
