@@ -16,6 +16,33 @@ const PROJECT_SET = "src/action/project-set.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
+    group: "guards",
+    guard: "a provider block created, changed or removed is a relaxed guard",
+    file: "src/core/plan/compute-plan.ts",
+    find: '    if (kind === "Provider" && resourceAction) risk.push(providerRisk(address, before, after));\n',
+    replace: "",
+    test: TEST,
+    filter: "provider",
+  },
+  {
+    group: "guards",
+    guard: "a workflow calling a new callee is a relaxed guard",
+    file: "src/core/plan/compute-plan.ts",
+    find: "      if (before && after) risk.push(...callsRisk(address, before, after));\n",
+    replace: "",
+    test: TEST,
+    filter: "calls another agent",
+  },
+  {
+    group: "guards",
+    guard: "provider settings are recorded as a resource",
+    file: "src/core/plan/resources.ts",
+    find: '    resources.push({ address, kind: "Provider", name, spec: { settings: sorted } });\n',
+    replace: "",
+    test: TEST,
+    filter: "provider",
+  },
+  {
     group: "sources",
     guard: "a prior that does not validate is not used in part (CLI and Action alike)",
     file: "src/core/plan/plan-from-sources.ts",

@@ -23,7 +23,9 @@ Show what applying the project would change: resource changes, each agent's effe
 (every effect it may reach, autonomously or gated, and the tool operation that reaches it),
 the capability delta, authority WIDENED/NARROWED per mode, the risk delta, and workflow
 bounds. Compares against the state file (written by \`terfyn apply\`), or with --against
-against the project as it was at a git revision. The plan ends with its content hash.
+against the project as it was at a git revision. A revision whose project does not validate
+is not used in part: everything is planned as new, and a note says why (the Action does the
+same with a pull request's base). The plan ends with its content hash.
 
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)

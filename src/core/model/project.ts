@@ -156,6 +156,8 @@ export interface ResolvedProject {
   settings: ProjectSettings;
   defaults: { model: string; maxTurns: number };
   providers: Set<string>;
+  /** The `provider NAME { key "value" … }` blocks: where prompts go and which key they use. */
+  providerSettings: Map<string, { settings: Record<string, string>; span: Span }>;
   agents: Map<string, ResolvedAgent>;
   tools: Map<string, ResolvedTool>;
   schemas: Map<string, ResolvedSchema>;

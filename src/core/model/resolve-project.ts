@@ -310,10 +310,17 @@ class Resolver {
       });
     }
 
+    const providerSettings = new Map<string, { settings: Record<string, string>; span: Span }>();
+    for (const [name, { decl, file }] of providerDecls) {
+      const values: Record<string, string> = {};
+      for (const s of decl.settings) values[s.key.name] = s.value.value;
+      providerSettings.set(name, { settings: values, span: this.span(file, decl.range) });
+    }
     const project: ResolvedProject = {
       settings,
       defaults,
       providers,
+      providerSettings,
       agents,
       tools,
       schemas,

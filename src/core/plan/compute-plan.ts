@@ -58,6 +58,8 @@ const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "test_relaxed",
   "project_removed",
   "model_changed",
+  "provider_changed",
+  "calls_added",
 ]);
 
 export function computePlan(input: PlanInput): Plan {
@@ -130,12 +132,14 @@ export function computePlan(input: PlanInput): Plan {
         });
       }
       if (before?.bounds && b) risk.push(...workflowRisk(address, before.bounds, b));
+      if (before && after) risk.push(...callsRisk(address, before, after));
     }
 
     if (kind === "Agent" && before && after) risk.push(...agentRisk(address, before, after));
     if (kind === "Policy") risk.push(...policyRisk(address, before, after));
     if (kind === "Tool" && before && after) risk.push(...toolRisk(address, before, after, reached));
     if (kind === "CapabilityTest" && before) risk.push(...testRisk(address, before, after));
+    if (kind === "Provider" && resourceAction) risk.push(providerRisk(address, before, after));
   }
 
   const overall = (mode: Mode): AuthorityChange =>
@@ -388,6 +392,49 @@ function workflowRisk(
     });
   }
   return out;
+}
+
+/**
+ * Which agents and workflows a workflow calls is a guard: a callee it did not call before runs
+ * with that callee's grants inside this workflow's runs, even when the effect set is the same
+ * (another operation, host or program reaching the same effect). Only a callee dropped is
+ * proven tighter.
+ */
+function callsRisk(address: string, before: ResourceRecord, after: ResourceRecord): RiskItem[] {
+  const calls = (r: ResourceRecord): JsonValue[] =>
+    isObject(r.spec) && Array.isArray(r.spec.calls) ? r.spec.calls : [];
+  const was = calls(before);
+  const added = calls(after).filter((c) => !was.some((w) => sameJson(w, c)));
+  if (added.length === 0) return [];
+  return [
+    {
+      severity: "high",
+      kind: "calls_added",
+      message: `${address} now calls ${added.map((c) => String(c)).join(", ")} (it did not before): each runs with its own grants in this workflow's runs.`,
+      address,
+    },
+  ];
+}
+
+/**
+ * A provider block created, changed or removed: where the agents on that provider send their
+ * prompts, tool results and the repository's text, and which key they use. No change to it is
+ * proven tighter (another base URL is another recipient; a block removed falls back to
+ * defaults the base did not choose), so every change is a widening, shown in full.
+ */
+function providerRisk(
+  address: string,
+  before: ResourceRecord | undefined,
+  after: ResourceRecord | undefined,
+): RiskItem {
+  const settings = (r: ResourceRecord | undefined) =>
+    isObject(r?.spec) && isObject(r.spec.settings) ? r.spec.settings : undefined;
+  return {
+    severity: "high",
+    kind: "provider_changed",
+    message: `${address} settings: ${showValue(settings(before))} -> ${showValue(settings(after))}: the agents on this provider send their prompts, tool results and the text they read as these settings say.`,
+    address,
+  };
 }
 
 /**

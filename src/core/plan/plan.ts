@@ -85,7 +85,9 @@ export type GuardKind =
   | "reach_changed"
   | "test_relaxed"
   | "project_removed"
-  | "model_changed";
+  | "model_changed"
+  | "provider_changed"
+  | "calls_added";
 
 export interface WorkflowSummary {
   address: string;

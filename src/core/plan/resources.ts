@@ -17,7 +17,14 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-export type ResourceKind = "Agent" | "Workflow" | "Tool" | "Schema" | "Policy" | "CapabilityTest";
+export type ResourceKind =
+  | "Agent"
+  | "Workflow"
+  | "Tool"
+  | "Schema"
+  | "Policy"
+  | "CapabilityTest"
+  | "Provider";
 
 export type Severity = "critical" | "high" | "medium" | "low" | "info";
 
@@ -261,6 +268,17 @@ export function projectResources(
       spec: { assertions: test.value.spec.assertions as JsonValue },
     });
     locations.resources[address] = test.span;
+  }
+
+  // Provider settings decide where an agent's prompts, tool results and the repository's text
+  // go, and which key pays: a guard like any other.
+  for (const [name, { settings, span }] of project.providerSettings) {
+    const address = `Provider/${name}`;
+    const sorted = Object.fromEntries(
+      Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+    resources.push({ address, kind: "Provider", name, spec: { settings: sorted } });
+    locations.resources[address] = span;
   }
 
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

@@ -16,7 +16,7 @@ const boundEntry = z.object({
 
 const resourceRecord = z.object({
   address: z.string(),
-  kind: z.enum(["Agent", "Workflow", "Tool", "Schema", "Policy", "CapabilityTest"]),
+  kind: z.enum(["Agent", "Workflow", "Tool", "Schema", "Policy", "CapabilityTest", "Provider"]),
   name: z.string(),
   spec: z.unknown(),
   effect_bound: z.array(boundEntry).optional(),
