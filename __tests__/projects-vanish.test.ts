@@ -350,6 +350,33 @@ describe("the set of projects is part of authority", () => {
       verdict: "blocked",
       error: expect.stringContaining("is a git submodule"),
     });
+    // The CLI on a checkout, where the submodule's files are on disk, refuses them alike.
+    git(r.repo, "checkout", "-q", r.head);
+    const out = await runTerfyn(["validate", "--project", "teams/agents"], r.repo);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/vendor:1:1: error TF2008: is a git submodule \(a gitlink\)/);
+    expect(out.stdout).not.toContain("Evil");
+  });
+
+  it("the CLI refuses a project directory reached through a symbolic link inside the repository, as the Action does", async () => {
+    const r = teamsRepo((repo) => {
+      WIDEN(join(repo, "teams/agents"));
+      moveBehindLink(repo, "teams/agents", "real/agents");
+    });
+    git(r.repo, "checkout", "-q", r.head);
+    for (const args of [
+      ["validate", "--project", "teams/agents"],
+      ["plan", "--project", "teams/agents", "--against", r.base],
+    ]) {
+      const out = await runTerfyn(args, r.repo);
+      expect(out.code, args[0]).toBe(1);
+      expect(out.stdout).toBe("");
+      expect(out.stderr).toMatch(/teams\/agents is a symbolic link inside its repository/);
+    }
+    // The directory it leads to is a project of its own, and is read (and judged: it widens).
+    const real = await runTerfyn(["validate", "--project", "real/agents"], r.repo);
+    expect(real.stderr).not.toContain("symbolic link");
+    expect(real.stdout).toContain("real/agents/main.agent:58:5: error TF5006");
   });
 
   it("the CLI refuses a project whose terfyn.yaml is a symbolic link (validate, plan --against)", async () => {

@@ -16,6 +16,24 @@ const PROJECT_SET = "src/action/project-set.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
+    group: "projects",
+    guard: "the CLI refuses a project directory reached through a link inside its repository",
+    file: "src/adapters/fs/read-project.ts",
+    find: "      if (lstatSync(p).isSymbolicLink()) return p;",
+    replace: "      lstatSync(p);",
+    test: "__tests__/projects-vanish.test.ts",
+    filter: "reached through a symbolic link",
+  },
+  {
+    group: "projects",
+    guard: "the CLI flags a submodule checked out inside a project",
+    file: "src/adapters/fs/read-project.ts",
+    find: '        if (await exists(join(root, childRel, ".git"))) {',
+    replace: "        if (false) {",
+    test: "__tests__/projects-vanish.test.ts",
+    filter: "submodule",
+  },
+  {
     group: "guards",
     guard: "a provider block created, changed or removed is a relaxed guard",
     file: "src/core/plan/compute-plan.ts",

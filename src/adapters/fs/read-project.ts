@@ -7,13 +7,15 @@
  * symbolic link is refused: git reviews the link, not what it points to. Unreadable files, and
  * files that are not UTF-8 text, are reported as one diagnostic each, not thrown and not parsed.
  */
+import { existsSync, lstatSync } from "node:fs";
 import { lstat, readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
 import {
   hasUnsafeFileName,
   linkedFileDiagnostic,
   stripUnsafe,
+  submoduleDiagnostic,
   unsafeFileNameDiagnostic,
 } from "../../core/model/file-names.ts";
 import {
@@ -50,6 +52,11 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
       `no ${PROJECT_FILE} in ${root}: a project is the directory holding ${PROJECT_FILE} (apiVersion: terfyn.dev/v1, kind: Project)`,
     );
   }
+  const link = linkedComponent(root);
+  if (link !== undefined)
+    throw new ProjectNotFoundError(
+      `${link} is a symbolic link inside its repository; Terfyn does not read a project through one: git records the link, not the directory it leads to (the Action refuses the project too), so give --project the directory itself`,
+    );
   if (projectFile.isSymbolicLink())
     throw new ProjectNotFoundError(
       `${join(root, PROJECT_FILE)} is a symbolic link; Terfyn does not follow it: what it points to is not what git reviews (the Action refuses the project too), so replace the link with the file itself`,
@@ -84,6 +91,12 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
       }
       if (entry.isDirectory()) {
         if (!belongsToProject(`${childRel}/x.agent`)) continue;
+        if (await exists(join(root, childRel, ".git"))) {
+          // A submodule (or a repository nested on disk): git's tree holds a gitlink here, or
+          // nothing, so the reviewed change cannot show what the checkout would load.
+          diagnostics.push(submoduleDiagnostic(childRel));
+          continue;
+        }
         await walk(childRel);
       } else if ((entry.isFile() || entry.isSymbolicLink()) && belongsToProject(childRel)) {
         try {
@@ -125,6 +138,47 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
   };
   await walk("");
   return { files, diagnostics };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first component of `root`, below the repository holding it, that is a symbolic link, or
+ * undefined. The repository is found on the path as given (the nearest directory above `root`
+ * holding `.git`), not on the resolved one, so a link inside the repository is seen; links
+ * above the repository (a home directory on a mount) are not its business.
+ */
+function linkedComponent(root: string): string | undefined {
+  const abs = resolve(root);
+  let top: string | undefined;
+  for (let d = abs; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) {
+      top = d;
+      break;
+    }
+    if (dirname(d) === d) break;
+  }
+  if (top === undefined) return undefined;
+  const parts = relative(top, abs)
+    .split(sep)
+    .filter((p) => p !== "");
+  let p = top;
+  for (const part of parts) {
+    p = join(p, part);
+    try {
+      if (lstatSync(p).isSymbolicLink()) return p;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });

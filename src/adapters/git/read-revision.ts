@@ -20,6 +20,7 @@ import {
   hasUnsafeFileName,
   linkedFileDiagnostic,
   stripUnsafe,
+  submoduleDiagnostic,
   unsafeFileNameDiagnostic,
 } from "../../core/model/file-names.ts";
 import {
@@ -138,7 +139,7 @@ export async function readProjectInRepository(
   for (const e of entries) {
     const rel = e.path.slice(strip.length);
     if (e.mode === GITLINK && !hasUnsafeFileName(rel) && mayHoldProjectFiles(rel)) {
-      diagnostics.push(gitlinkDiagnostic(rel));
+      diagnostics.push(submoduleDiagnostic(rel));
       continue;
     }
     if (hasUnsafeFileName(rel)) {
@@ -198,18 +199,6 @@ export const GITLINK = "160000";
  */
 function mayHoldProjectFiles(rel: string): boolean {
   return belongsToProject(rel) || belongsToProject(`${rel}/x.agent`);
-}
-
-/**
- * A submodule where project files could be: its files are not in this repository's tree, so
- * the reviewed change cannot show them, yet a checkout with its submodules would load them.
- */
-function gitlinkDiagnostic(rel: string): Diagnostic {
-  return diagnostic(
-    "TF2008",
-    fileSpan(rel),
-    "is a git submodule (a gitlink): its files are not part of this repository's tree, so the reviewed change cannot show them, while a checkout with submodules would load them as project files; move the files into the repository, or the submodule out of the project directory (or under fixtures/)",
-  );
 }
 
 /** The projects of a tree, and the links the tree does not go on below. */

@@ -49,3 +49,16 @@ export function linkedFileDiagnostic(path: string): Diagnostic {
     { hint: "replace the link with the file itself" },
   );
 }
+
+/**
+ * A submodule (a gitlink, or a nested repository on disk) where project files could be: its
+ * files are not in this repository's tree, so the reviewed change cannot show them, yet a
+ * checkout with its submodules would load them.
+ */
+export function submoduleDiagnostic(path: string): Diagnostic {
+  return diagnostic(
+    "TF2008",
+    fileSpan(path),
+    "is a git submodule (a gitlink): its files are not part of this repository's tree, so the reviewed change cannot show them, while a checkout with submodules would load them as project files; move the files into the repository, or the submodule out of the project directory (or under fixtures/)",
+  );
+}
