@@ -3,8 +3,9 @@
  * The guards of the authority diff (issue 21): what a pull request can change besides a grant
  * and still widen what agents may do (a relaxed guard, a project that vanishes), and the
  * escaping that keeps a pull request's names and text from forging what the plan's reviewers
- * are shown (`escape`), each with the test that must catch its removal. Run by
- * scripts/mutate.ts (the `authority` set).
+ * are shown (`escape`), and what the Action decides from the plans (`ci`: status, labels,
+ * comment, outputs), each with the test that must catch its removal. Run by scripts/mutate.ts
+ * (the `authority` set).
  */
 import type { Mutation } from "./mutation.ts";
 
@@ -13,6 +14,9 @@ const TEST = "__tests__/guards-relaxed.test.ts";
 const ESCAPE_TEST = "__tests__/render-escape.test.ts";
 const PROJECTS = "__tests__/projects-vanish.test.ts";
 const PROJECT_SET = "src/action/project-set.ts";
+/** The Action's decisions (src/core/ci), against the source. */
+const CI = "src/core/ci/decisions.ts";
+const CI_TEST = "__tests__/ci-decisions.test.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
@@ -393,5 +397,87 @@ export const AUTHORITY: Mutation[] = [
     replace: "",
     test: "__tests__/projects-vanish.test.ts",
     filter: "policy file turned into a symbolic link",
+  },
+  // The Action's decisions: what the status, labels, comment, outputs and exit say.
+  {
+    group: "ci",
+    guard: "an approval counts only for the plan's own hash",
+    file: "src/core/ci/outcome.ts",
+    find: "  const approval = approvals.find((a) => a.hash === plan.hash);",
+    replace: "  const approval = approvals[0];",
+    test: CI_TEST,
+    filter: "an approval counts only when its hash",
+  },
+  {
+    group: "ci",
+    guard: "the first approval of a hash is the one that counts",
+    file: CI,
+    find: "approvals.findIndex((b) => b.hash === a.hash) === i",
+    replace: "true",
+    test: CI_TEST,
+    filter: "keeps the first approval of each hash",
+  },
+  {
+    group: "ci",
+    guard: "terfyn/approval fails while a project is blocked, whatever else is approved",
+    file: CI,
+    find: '  if (blocked.length > 0) return { state: "failure", description: `blocked: ${names(blocked)}` };\n',
+    replace: "",
+    test: CI_TEST,
+    filter: "failure naming every blocked project",
+  },
+  {
+    group: "ci",
+    guard: "terfyn:forbidden labels only a project blocked by a forbidden effect or failing test",
+    file: CI,
+    find: 'v.verdict === "blocked" && v.counts.forbidden + v.counts.failedTests > 0',
+    replace: "v.counts.forbidden + v.counts.failedTests > 0",
+    test: CI_TEST,
+    filter: "terfyn:forbidden only for a project blocked",
+  },
+  {
+    group: "ci",
+    guard: "a sticky comment someone else planted with our marker is never edited",
+    file: CI,
+    find: " && c.author === input.me",
+    replace: "",
+    test: CI_TEST,
+    filter: "never edits a comment someone else planted",
+  },
+  {
+    group: "ci",
+    guard: "comment: changes writes no new comment when nothing changed",
+    file: CI,
+    find: '    input.verdict !== "no-authority-change" ||\n',
+    replace: "    true ||\n",
+    test: CI_TEST,
+    filter: "skips a new comment when nothing changed",
+  },
+  {
+    group: "ci",
+    guard: "the approved output is false while a project needs approval or is blocked",
+    file: CI,
+    find: ' &&\n        !verdicts.some((v) => v.verdict === "needs-approval" || v.verdict === "blocked")',
+    replace: "",
+    test: CI_TEST,
+    filter: "approved: true only when",
+  },
+  {
+    group: "ci",
+    guard: "plan-json is empty above GitHub's output limit",
+    file: CI,
+    find: '    "plan-json": fits ? json : "",',
+    replace: '    "plan-json": json,',
+    test: CI_TEST,
+    filter: "plan-json is empty above",
+  },
+  {
+    group: "ci",
+    guard: "only a failing project fails the step",
+    file: CI,
+    find: "    return v.failing ? [",
+    replace: "    return true ? [",
+    test: CI_TEST,
+    filter: "undefined when no project fails",
   },
 ];

@@ -2,7 +2,9 @@
  * Plans every selected project of an event and reports: job summary and outputs first (so the
  * plan is visible whatever happens with the API), then per project a check run and the sticky
  * comment, then one `terfyn/approval` commit status for the head. Decisions come from
- * core/ci/outcome.ts and every text from core/render: this file only wires them to the gateway.
+ * core/ci/outcome.ts (each project's verdict) and core/ci/decisions.ts (approvals, status,
+ * labels, comment, outputs, failure) and every text from core/render: this file only carries
+ * them out through the gateway and @actions/core.
  */
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,12 +14,21 @@ import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment } from "../adapters/github/gateway.ts";
 import { judgeApprovalComment, meetsPermission } from "../core/approvals/approval-comment.ts";
 import {
+  anyWidened,
+  approvalStatus,
+  commentAction,
+  failureMessage,
+  firstApprovalPerHash,
+  nextLabels,
+  stepOutputs,
+  stickyMarker,
+} from "../core/ci/decisions.ts";
+import {
   type Approval,
   decideOutcome,
   outcomeHeadline,
   type ProjectOutcomeVerdict,
 } from "../core/ci/outcome.ts";
-import { sha256 } from "../core/plan/canonical-hash.ts";
 import { codeBlock, plainText, showInvisible } from "../core/render/escape.ts";
 import { capWorkflowAnnotations, projectAnnotations } from "../core/render/plan-annotations.ts";
 import { planToJson } from "../core/render/plan-json.ts";
@@ -45,14 +56,6 @@ export interface FlowResult {
   outcomes: ProjectOutcome[];
   verdicts: ProjectOutcomeVerdict[];
 }
-
-/** The sticky comment's hidden marker: one per project. */
-export function stickyMarker(projectPath: string): string {
-  return `<!-- terfyn:plan project=${encodeURIComponent(projectPath)} -->`;
-}
-
-/** GitHub caps a step output; above this the output is left empty and the file is the plan. */
-const OUTPUT_LIMIT = 1_000_000;
 
 export async function planTarget(
   repoRoot: string,
@@ -193,7 +196,7 @@ export async function reportFlow(
       core.warning(describeApiError(e, "reading the pull request's comments"));
     }
   }
-  approvals = approvals.filter((a, i) => approvals.findIndex((b) => b.hash === a.hash) === i);
+  approvals = firstApprovalPerHash(approvals);
   const verdicts = outcomes.map((o) => decideOutcome(o, settings.failOn, approvals));
   const reports = outcomes.map((o, i) => reportOf(o, verdicts[i]!, target, settings, runUrl));
 
@@ -202,13 +205,10 @@ export async function reportFlow(
   await writeSummary(reports, planFile);
   setOutputs(outcomes, verdicts, planFile);
 
-  const failures: string[] = [];
   const commentUrls: string[] = [];
   const checkIds: string[] = [];
   for (const [i, o] of outcomes.entries()) {
-    const verdict = verdicts[i]!;
     const report = reports[i]!;
-    if (verdict.failing) failures.push(plainText(`${o.path}: ${verdict.reasons.join("; ")}`));
     const annotations = projectAnnotations({
       path: o.path,
       blocking: report.blocking,
@@ -248,7 +248,10 @@ export async function reportFlow(
   core.setOutput("comment-url", commentUrls.join("\n"));
   core.setOutput("check-run-id", checkIds.join(","));
   return {
-    failed: failures.length > 0 ? failures.join("; ") : undefined,
+    failed: failureMessage(
+      outcomes.map((o) => o.path),
+      verdicts,
+    ),
     outcomes,
     verdicts,
   };
@@ -311,23 +314,26 @@ async function upsertComment(
     marker,
     fullPlanAt: "the full plan is in the workflow run's job summary",
   });
-  // Found by marker and by author: a comment someone else planted with our marker is never
-  // edited (and never trusted).
-  const me = await gateway.identity();
-  const mine = comments.find((c) => c.body.startsWith(marker) && c.author === me);
-  const worthSaying =
-    mode === "always" ||
-    report.outcome.verdict !== "no-authority-change" ||
-    (report.plan?.summary.has_changes ?? true);
-  if (mine) {
-    if (mine.body === body) return mine.url;
-    return (await gateway.updateIssueComment(mine.id, body)).url;
+  const action = commentAction({
+    mode,
+    verdict: report.outcome.verdict,
+    hasChanges: report.plan?.summary.has_changes,
+    comments,
+    me: await gateway.identity(),
+    marker,
+    body,
+  });
+  switch (action.kind) {
+    case "unchanged":
+      return action.url;
+    case "update":
+      return (await gateway.updateIssueComment(action.id, body)).url;
+    case "skip":
+      core.info(`terfyn: ${report.path}: nothing changed; no comment (input comment: changes)`);
+      return undefined;
+    case "create":
+      return (await gateway.createIssueComment(issue, body)).url;
   }
-  if (!worthSaying) {
-    core.info(`terfyn: ${report.path}: nothing changed; no comment (input comment: changes)`);
-    return undefined;
-  }
-  return (await gateway.createIssueComment(issue, body)).url;
 }
 
 /** One status for the head: pending while an approval is needed, success when none is. */
@@ -338,23 +344,10 @@ async function setApprovalStatus(
   verdicts: readonly ProjectOutcomeVerdict[],
   runUrl: string | undefined,
 ): Promise<void> {
-  const blocked = outcomes.filter((_o, i) => verdicts[i]!.verdict === "blocked");
-  const waiting = outcomes.filter((_o, i) => verdicts[i]!.verdict === "needs-approval");
-  const approved = verdicts.filter((v) => v.verdict === "approved");
-  const names = (list: readonly ProjectOutcome[]) =>
-    plainText(list.map((o) => projectLabel(o.path)).join(", "));
-  const status =
-    blocked.length > 0
-      ? { state: "failure" as const, description: `blocked: ${names(blocked)}` }
-      : waiting.length > 0
-        ? { state: "pending" as const, description: `needs /terfyn approve: ${names(waiting)}` }
-        : {
-            state: "success" as const,
-            description:
-              approved.length > 0
-                ? `approved by ${approved.map((v) => `@${v.approval?.login}`).join(", ")}`
-                : "no approval needed",
-          };
+  const status = approvalStatus(
+    outcomes.map((o) => o.path),
+    verdicts,
+  );
   try {
     await gateway.setCommitStatus({
       sha: target.statusSha,
@@ -373,19 +366,11 @@ async function syncLabels(
   verdicts: readonly ProjectOutcomeVerdict[],
   outcomes: readonly ProjectOutcome[],
 ): Promise<void> {
-  const want = new Set<string>();
-  if (outcomes.some((o) => o.plan?.summary.widened)) want.add("terfyn:widened");
-  if (
-    verdicts.some((v) => v.verdict === "blocked" && v.counts.forbidden + v.counts.failedTests > 0)
-  )
-    want.add("terfyn:forbidden");
-  const ours = ["terfyn:widened", "terfyn:forbidden"];
-  const next = [...pr.labels.filter((l) => !ours.includes(l)), ...want];
-  const same = next.length === pr.labels.length && next.every((l) => pr.labels.includes(l));
-  if (same) return;
+  const next = nextLabels(pr.labels, verdicts, anyWidened(outcomes));
+  if (!next.changed) return;
   try {
     // setLabels replaces the set: the pull request's other labels are kept as the event saw them.
-    await gateway.setLabels(pr.number, next);
+    await gateway.setLabels(pr.number, next.labels);
   } catch (e) {
     core.warning(describeApiError(e, "labelling the pull request"));
   }
@@ -438,34 +423,10 @@ function setOutputs(
   verdicts: readonly ProjectOutcomeVerdict[],
   planFile: string,
 ): void {
-  const plans = outcomes.flatMap((o) => (o.plan ? [planToJson(o.plan)] : []));
-  const hashes = outcomes.map((o) => o.plan?.hash ?? "");
-  core.setOutput(
-    "plan-hash",
-    outcomes.length === 1
-      ? hashes[0]
-      : sha256(outcomes.map((o, i) => ({ project: o.path, hash: hashes[i] }))),
-  );
-  core.setOutput("widened", String(outcomes.some((o) => o.plan?.summary.widened)));
-  core.setOutput(
-    "forbidden",
-    String(outcomes.some((o) => o.plan?.summary.forbidden || o.tests.failed > 0)),
-  );
-  core.setOutput("has-changes", String(outcomes.some((o) => o.plan?.summary.has_changes)));
-  core.setOutput(
-    "approved",
-    String(
-      verdicts.some((v) => v.verdict === "approved") &&
-        !verdicts.some((v) => v.verdict === "needs-approval" || v.verdict === "blocked"),
-    ),
-  );
-  const json = JSON.stringify(outcomes.length === 1 ? (plans[0] ?? null) : plans);
-  if (json.length <= OUTPUT_LIMIT) core.setOutput("plan-json", json);
-  else {
-    core.setOutput("plan-json", "");
-    core.warning(
-      `the plan JSON is ${json.length} characters, over the 1 MB output limit; plan-json is empty and the plan is in the file named by plan-json-file`,
-    );
+  const { outputs, warning } = stepOutputs(outcomes, verdicts, planFile);
+  for (const [name, value] of Object.entries(outputs)) {
+    core.setOutput(name, value);
+    // Right after the empty plan-json, as the reason for it.
+    if (name === "plan-json" && warning) core.warning(warning);
   }
-  core.setOutput("plan-json-file", planFile);
 }
