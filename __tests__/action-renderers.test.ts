@@ -102,7 +102,7 @@ describe("budgets at 2,600 agents", () => {
     toolFiles: 10,
   });
   const validation = validateProject(project.files.map((f) => ({ path: f.path, text: f.text })));
-  const result = planProject(validation, { resources: [], source: { source: "none" } }, ".");
+  const result = planProject(validation, { resources: [], source: { source: "none" } }, { path: "." });
   if (!result.ok) throw new Error("the synthetic project must plan");
   const tests = runCapabilityTests(validation.project);
   const outcome = decideOutcome({ plan: result.plan, blocking: [], tests }, "widening");
@@ -152,7 +152,7 @@ describe("a small budget", () => {
       toolFiles: 2,
     });
     const v = validateProject(p.files.map((f) => ({ path: f.path, text: f.text })));
-    const planned = planProject(v, { resources: [], source: { source: "none" } }, ".");
+    const planned = planProject(v, { resources: [], source: { source: "none" } }, { path: "." });
     if (!planned.ok) throw new Error("must plan");
     const tests = runCapabilityTests(v.project);
     const body = renderProjectReport(

@@ -150,7 +150,7 @@ function plan(base: Model, head: Model) {
   const r = planProject(
     h,
     { resources: projectResources(b.project).resources, source: { source: "state", ref: "s" } },
-    ".",
+    { path: "." },
   );
   if (!r.ok) throw new Error("must plan");
   return r.plan;

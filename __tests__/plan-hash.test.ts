@@ -42,7 +42,7 @@ function hashOf(files: Files): string {
       resources: baseResources,
       source: { source: "state", ref: "x" },
     },
-    ".",
+    { path: "." },
   );
   if (!result.ok) throw new Error(result.blocking.map((d) => `${d.code} ${d.message}`).join("\n"));
   return result.plan.hash;

@@ -372,7 +372,7 @@ async function runPlanPhases(dir: string): Promise<PlanPhases> {
       resources,
       source: { source: "git", ref: AGAINST, commit: rev.commit },
     },
-    ".",
+    { path: "." },
   );
   const plan = performance.now() - t;
   if (!result.ok) throw new BenchBroken("the changed project cannot be planned");

@@ -20,6 +20,15 @@ const CI_TEST = "__tests__/ci-decisions.test.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
+    group: "identity",
+    guard: "the plan hash binds the repository",
+    file: "src/core/plan/compute-plan.ts",
+    find: "    repository: input.repository ?? null,",
+    replace: "    repository: null,",
+    test: "__tests__/plan-identity.test.ts",
+    filter: "the repository is bound too",
+  },
+  {
     group: "projects",
     guard: "the CLI refuses a project directory reached through a link inside its repository",
     file: "src/adapters/fs/read-project.ts",

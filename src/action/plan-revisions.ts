@@ -48,6 +48,8 @@ export async function planProjectAt(
   prior: string | undefined,
   conflicts: readonly string[] = [],
   priorPath: string = path,
+  /** `host/owner/name` of the repository (repository-identity.ts), null when not known. */
+  repository: string | null = null,
 ): Promise<ProjectOutcome> {
   const prefix = path === "." ? "" : path;
   const inProject = conflicts.filter((c) => prefix === "" || c.startsWith(`${prefix}/`));
@@ -59,7 +61,7 @@ export async function planProjectAt(
   const planned = await planFromSources(
     loaded,
     prior !== undefined ? revisionSource(repoRoot, priorPath, prior) : undefined,
-    path,
+    { path, repository },
   );
   const problem = planned.priorProblem;
   const base = {
@@ -99,6 +101,7 @@ export async function planRemovedAt(
   path: string,
   prior: string,
   movedTo?: string,
+  repository: string | null = null,
 ): Promise<ProjectOutcome> {
   const side = await loadSource(revisionSource(repoRoot, path, prior));
   const base = await priorResources(side);
@@ -111,7 +114,7 @@ export async function planRemovedAt(
   const plan = planRemovedProject(
     { name, resources: base.resources, source: base.origin },
     reason,
-    path,
+    { path, repository },
   );
   return {
     path,

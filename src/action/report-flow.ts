@@ -29,6 +29,7 @@ import {
   outcomeHeadline,
   type ProjectOutcomeVerdict,
 } from "../core/ci/outcome.ts";
+import { repositoryFromGitHub } from "../core/plan/repository-identity.ts";
 import { codeBlock, plainText, showInvisible } from "../core/render/escape.ts";
 import { capWorkflowAnnotations, projectAnnotations } from "../core/render/plan-annotations.ts";
 import { planToJson } from "../core/render/plan-json.ts";
@@ -72,6 +73,11 @@ export async function planTarget(
   core.info(
     `terfyn: planning ${planned.join(", ") || "no project"} at ${target.current.slice(0, 12)}${target.prior ? ` against ${target.prior.slice(0, 12)}` : " (no prior commit: everything is new)"}`,
   );
+  // The repository the plans bind (hashed): the one this workflow runs in, as GitHub names it.
+  const repository = repositoryFromGitHub(
+    process.env.GITHUB_SERVER_URL,
+    process.env.GITHUB_REPOSITORY,
+  );
   const outcomes: ProjectOutcome[] = [];
   for (const e of entries) {
     if (e.kind === "error") {
@@ -81,7 +87,7 @@ export async function planTarget(
       core.info(
         `terfyn: ${e.path}: the base's project is ${e.movedTo ? `moved to ${e.movedTo}, which input \`project\` does not select` : "removed"}`,
       );
-      outcomes.push(await planRemovedAt(repoRoot, e.path, target.prior, e.movedTo));
+      outcomes.push(await planRemovedAt(repoRoot, e.path, target.prior, e.movedTo, repository));
     } else if (e.kind === "plan") {
       outcomes.push(
         await planProjectAt(
@@ -91,6 +97,7 @@ export async function planTarget(
           target.prior,
           target.conflicts,
           e.priorPath,
+          repository,
         ),
       );
     }

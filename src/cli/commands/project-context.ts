@@ -16,6 +16,7 @@ import {
   priorProblemText,
   type RecordedPrior,
 } from "../../core/plan/plan-from-sources.ts";
+import { repositoryFromRemoteUrl } from "../../core/plan/repository-identity.ts";
 import type { StateFile } from "../../core/plan/state.ts";
 import { renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
@@ -41,6 +42,20 @@ export function repositoryPath(ctx: Pick<ProjectContext, "root">): string {
   const real = realPathOf(ctx.root);
   const top = gitToplevel(real);
   return (top === undefined ? "" : relative(top, real).split(sep).join("/")) || ".";
+}
+
+/**
+ * The repository of a checkout as a plan hash binds it: its `origin` remote's URL (after
+ * `insteadOf` rewriting) as `host/owner/name`, or null without a hosted origin.
+ */
+async function repositoryOf(root: string): Promise<string | null> {
+  if (gitToplevel(root) === undefined) return null;
+  const { gitText } = await import("../../adapters/git/git-process.ts");
+  try {
+    return repositoryFromRemoteUrl(await gitText(root, ["remote", "get-url", "origin"]));
+  } catch {
+    return null; // no origin: the repository is not known
+  }
 }
 
 export async function loadProject(
@@ -142,7 +157,10 @@ export async function planAgainst(
   ctx: ProjectContext,
   prior: Prior,
 ): Promise<PlannedFromSources["result"]> {
-  const planned = await planFromSources(ctx.loaded, prior.side, repositoryPath(ctx));
+  const planned = await planFromSources(ctx.loaded, prior.side, {
+    path: repositoryPath(ctx),
+    repository: await repositoryOf(ctx.root),
+  });
   const problem = planned.priorProblem;
   if (problem?.kind === "absent")
     io.stderr(

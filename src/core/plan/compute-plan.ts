@@ -35,6 +35,8 @@ export interface PlanInput {
   project: string;
   /** The project's directory relative to the repository root ("." for the root). */
   path: string;
+  /** `host/owner/name`, or null when not known. */
+  repository?: string | null;
   prior: readonly ResourceRecord[];
   priorSource: Plan["prior"];
   current: readonly ResourceRecord[];
@@ -194,6 +196,7 @@ export function computePlan(input: PlanInput): Plan {
     format_version: PLAN_FORMAT_VERSION,
     project: input.project,
     path: input.path,
+    repository: input.repository ?? null,
     changes,
     effect_bounds: effectBounds,
     capability_delta: capabilityDelta,

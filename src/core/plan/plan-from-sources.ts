@@ -9,7 +9,7 @@ import { type Diagnostic, hasErrors, sortDiagnostics } from "../diagnostics.ts";
 import type { ProjectFile } from "../model/resolve-project.ts";
 import { type ValidationResult, validateProject } from "../validate.ts";
 import { plural } from "../words.ts";
-import type { Plan } from "./plan.ts";
+import type { Plan, PlanIdentity } from "./plan.ts";
 import { type PlanProjectResult, planProject } from "./plan-project.ts";
 import { type ProgramDigests, programPaths } from "./programs.ts";
 import { projectResources, type ResourceRecord } from "./resources.ts";
@@ -101,8 +101,8 @@ export async function priorResources(
 export async function planFromSources(
   current: ProjectSource | LoadedSource,
   prior: ProjectSource | LoadedSource | RecordedPrior | undefined,
-  /** The project's directory relative to its repository's root ("." for the root). */
-  path: string,
+  /** Where the project is: its path in its repository, and the repository when known. */
+  identity: PlanIdentity,
 ): Promise<PlannedFromSources> {
   const loaded = "validation" in current ? current : await loadSource(current);
   const base = await priorResources(prior);
@@ -110,7 +110,7 @@ export async function planFromSources(
   const result = planProject(
     loaded.validation,
     { resources: base.resources, source: base.origin },
-    path,
+    identity,
     programs,
   );
   return {

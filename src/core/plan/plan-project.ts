@@ -7,7 +7,7 @@ import { findPolicyViolations } from "../analysis/policy-violations.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import type { ValidationResult } from "../validate.ts";
 import { computePlan } from "./compute-plan.ts";
-import type { Plan } from "./plan.ts";
+import type { Plan, PlanIdentity } from "./plan.ts";
 import type { ProgramDigests } from "./programs.ts";
 import { projectResources, type ResourceRecord } from "./resources.ts";
 
@@ -21,8 +21,8 @@ export type PlanProjectResult =
 export function planProject(
   current: ValidationResult,
   prior: { resources: readonly ResourceRecord[]; source: Plan["prior"] },
-  /** The project's directory relative to the repository root ("." for the root). */
-  path: string,
+  /** Where the project is (its path, and its repository when known): hashed. */
+  identity: PlanIdentity,
   /** The digests of the repository files its command tools run (programs.ts). */
   programs?: ProgramDigests,
 ): PlanProjectResult {
@@ -42,7 +42,8 @@ export function planProject(
   }));
   const plan = computePlan({
     project: current.project.settings.name,
-    path,
+    path: identity.path,
+    repository: identity.repository ?? null,
     prior: prior.resources,
     priorSource: prior.source,
     current: resources,
@@ -61,12 +62,13 @@ export function planProject(
 export function planRemovedProject(
   prior: { name: string; resources: readonly ResourceRecord[]; source: Plan["prior"] },
   reason: string,
-  /** Where the project was, relative to the repository root. */
-  path: string,
+  /** Where the project was. */
+  identity: PlanIdentity,
 ): Plan {
   return computePlan({
     project: prior.name,
-    path,
+    path: identity.path,
+    repository: identity.repository ?? null,
     prior: prior.resources,
     priorSource: prior.source,
     current: [],

@@ -119,6 +119,12 @@ export interface Plan {
    * `metadata.name`.
    */
   path: string;
+  /**
+   * The repository the project lives in, as `host/owner/name` in lower case
+   * (`github.com/acme/agents`), or null when it is not known (a checkout without a hosted
+   * origin). Hashed, so an approval given in one repository never covers another's project.
+   */
+  repository: string | null;
   /** What the plan compares against. Not part of the hash. */
   prior: { source: "none" | "state" | "git"; ref?: string; commit?: string };
   changes: ResourceChange[];
@@ -148,3 +154,11 @@ export interface Plan {
 }
 
 export type { BoundEntry, SourceLocation };
+
+/** Where a plan's project is: what its hash binds besides the content. */
+export interface PlanIdentity {
+  /** The project's directory relative to the repository root ("." for the root). */
+  path: string;
+  /** `host/owner/name` in lower case; absent or null when not known. */
+  repository?: string | null;
+}

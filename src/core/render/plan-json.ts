@@ -9,6 +9,7 @@ export function planToJson(plan: Plan): Plan {
     format_version: plan.format_version,
     project: plan.project,
     path: plan.path,
+    repository: plan.repository,
     hash: plan.hash,
     summary: plan.summary,
     prior: plan.prior,
