@@ -102,7 +102,11 @@ describe("budgets at 2,600 agents", () => {
     toolFiles: 10,
   });
   const validation = validateProject(project.files.map((f) => ({ path: f.path, text: f.text })));
-  const result = planProject(validation, { resources: [], source: { source: "none" } }, { path: "." });
+  const result = planProject(
+    validation,
+    { resources: [], source: { source: "none" } },
+    { path: "." },
+  );
   if (!result.ok) throw new Error("the synthetic project must plan");
   const tests = runCapabilityTests(validation.project);
   const outcome = decideOutcome({ plan: result.plan, blocking: [], tests }, "widening");

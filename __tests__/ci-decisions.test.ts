@@ -45,7 +45,11 @@ const REAL: Plan = (() => {
     toolFiles: 1,
   });
   const validation = validateProject(project.files.map((f) => ({ path: f.path, text: f.text })));
-  const result = planProject(validation, { resources: [], source: { source: "none" } }, { path: "." });
+  const result = planProject(
+    validation,
+    { resources: [], source: { source: "none" } },
+    { path: "." },
+  );
   if (!result.ok) throw new Error("the synthetic project must plan");
   return result.plan;
 })();

@@ -290,7 +290,11 @@ function report(head: { path: string; text: string }[]): ProjectReport {
   );
   if (!base.ok) throw new Error("the example must plan");
   const v = validateProject(head);
-  const planned = planProject(v, { resources: base.resources, source: { source: "none" } }, { path: "." });
+  const planned = planProject(
+    v,
+    { resources: base.resources, source: { source: "none" } },
+    { path: "." },
+  );
   const tests = runCapabilityTests(v.project);
   const plan = planned.ok ? planned.plan : undefined;
   const blocking = planned.ok ? [] : planned.blocking;
