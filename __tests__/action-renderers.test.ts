@@ -108,7 +108,7 @@ describe("budgets at 2,600 agents", () => {
     { path: "." },
   );
   if (!result.ok) throw new Error("the synthetic project must plan");
-  const tests = runCapabilityTests(validation.project);
+  const tests = runCapabilityTests(validation);
   const outcome = decideOutcome({ plan: result.plan, blocking: [], tests }, "widening");
   const report = {
     path: "big",
@@ -158,7 +158,7 @@ describe("a small budget", () => {
     const v = validateProject(p.files.map((f) => ({ path: f.path, text: f.text })));
     const planned = planProject(v, { resources: [], source: { source: "none" } }, { path: "." });
     if (!planned.ok) throw new Error("must plan");
-    const tests = runCapabilityTests(v.project);
+    const tests = runCapabilityTests(v);
     const body = renderProjectReport(
       {
         path: "small",

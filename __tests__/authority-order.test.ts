@@ -149,7 +149,7 @@ function plan(base: Model, head: Model) {
     if (!v.ok) throw new Error(v.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
   const r = planProject(
     h,
-    { resources: projectResources(b.project).resources, source: { source: "state", ref: "s" } },
+    { resources: projectResources(b).resources, source: { source: "state", ref: "s" } },
     { path: "." },
   );
   if (!r.ok) throw new Error("must plan");

@@ -33,7 +33,7 @@ function exampleFiles(): Files {
 }
 
 const base = exampleFiles();
-const baseResources = projectResources(validateProject(base).project).resources;
+const baseResources = projectResources(validateProject(base)).resources;
 
 function hashOf(files: Files): string {
   const result = planProject(

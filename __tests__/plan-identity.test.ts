@@ -144,7 +144,7 @@ describe("a plan hash names its project's path", () => {
     ];
     const v = validateProject(files);
     const prior = {
-      resources: projectResources(v.project).resources,
+      resources: projectResources(v).resources,
       source: { source: "state" as const, ref: "x" },
     };
     const a = planProject(v, prior, { path: "staging" });

@@ -295,7 +295,7 @@ function report(head: { path: string; text: string }[]): ProjectReport {
     { resources: base.resources, source: { source: "none" } },
     { path: "." },
   );
-  const tests = runCapabilityTests(v.project);
+  const tests = runCapabilityTests(v);
   const plan = planned.ok ? planned.plan : undefined;
   const blocking = planned.ok ? [] : planned.blocking;
   return {

@@ -46,6 +46,7 @@ import { parseArgs } from "node:util";
 import { readProjectDirectory } from "../src/adapters/fs/read-project.ts";
 import { readProjectAtRevision } from "../src/adapters/git/read-revision.ts";
 import { runCli as runTerfyn } from "../src/cli/main.ts";
+import { analyseProject } from "../src/core/analysis/analysis.ts";
 import { checkEffects } from "../src/core/analysis/check-effects.ts";
 import { loadResources } from "../src/core/config/load-resources.ts";
 import type { Diagnostic } from "../src/core/diagnostics.ts";
@@ -249,7 +250,7 @@ async function runPhases(root: string): Promise<Phases> {
   checkWorkflows(project);
   const cw = performance.now() - t;
   t = performance.now();
-  checkEffects(project);
+  checkEffects(project, analyseProject(project));
   const ce = performance.now() - t;
   return { read, parseAgent, loadYaml, resolve: resolveMs, checkWorkflows: cw, checkEffects: ce };
 }
@@ -363,7 +364,7 @@ async function runPlanPhases(dir: string): Promise<PlanPhases> {
   const prior = validateProject(rev.files);
   const validatePrior = performance.now() - t;
   t = performance.now();
-  const { resources } = projectResources(prior.project);
+  const { resources } = projectResources(prior);
   const priorResources = performance.now() - t;
   t = performance.now();
   const result = planProject(
@@ -377,7 +378,7 @@ async function runPlanPhases(dir: string): Promise<PlanPhases> {
   const plan = performance.now() - t;
   if (!result.ok) throw new BenchBroken("the changed project cannot be planned");
   t = performance.now();
-  const currentSide = projectResources(current.project).resources;
+  const currentSide = projectResources(current).resources;
   const currentResources = performance.now() - t;
   t = performance.now();
   sha256(resources);

@@ -55,7 +55,7 @@ export async function planProjectAt(
   const inProject = conflicts.filter((c) => prefix === "" || c.startsWith(`${prefix}/`));
   const loaded = await loadSource(revisionSource(repoRoot, prefix, current));
   const head = loaded.validation;
-  const tests = runCapabilityTests(head.project);
+  const tests = runCapabilityTests(head);
   if (inProject.length > 0) return { path, head, blocking: [], tests, conflicts: inProject };
 
   const planned = await planFromSources(
@@ -82,10 +82,9 @@ const NO_TESTS: CapabilityTestReport = { results: [], passed: 0, failed: 0 };
 
 /** A project that cannot be planned at all (a link where it is, an entry naming nothing): blocked. */
 export function projectErrorOutcome(path: string, error: Diagnostic): ProjectOutcome {
-  const empty = validateProject([]).project;
   return {
     path,
-    head: { project: empty, diagnostics: [error], ok: false },
+    head: { ...validateProject([]), diagnostics: [error], ok: false },
     blocking: [error],
     tests: NO_TESTS,
     conflicts: [],
@@ -118,7 +117,7 @@ export async function planRemovedAt(
   );
   return {
     path,
-    head: { project: validateProject([]).project, diagnostics: [], ok: true },
+    head: { ...validateProject([]), diagnostics: [], ok: true },
     plan,
     blocking: [],
     tests: NO_TESTS,

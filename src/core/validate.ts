@@ -4,6 +4,7 @@
  * This is what `terfyn validate` runs and what plan, test and run build on. Pure and total:
  * any input yields a project (possibly partial) and diagnostics, never an exception.
  */
+import { analyseProject, type ProjectAnalysis } from "./analysis/analysis.ts";
 import { checkEffects } from "./analysis/check-effects.ts";
 import { loadResources } from "./config/load-resources.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
@@ -18,6 +19,8 @@ import {
 
 export interface ValidationResult {
   project: ResolvedProject;
+  /** The project's authority analysis, computed once here and read by plan and tests. */
+  analysis: ProjectAnalysis;
   diagnostics: Diagnostic[];
   ok: boolean;
 }
@@ -29,9 +32,10 @@ export function validateProject(files: readonly ProjectFile[]): ValidationResult
     files.filter((f) => belongsToProject(f.path, excludes)),
   );
   diagnostics.push(...checkWorkflows(project));
-  diagnostics.push(...checkEffects(project));
+  const analysis = analyseProject(project);
+  diagnostics.push(...checkEffects(project, analysis));
   const sorted = sortDiagnostics(dedupe(diagnostics));
-  return { project, diagnostics: sorted, ok: !hasErrors(sorted) };
+  return { project, analysis, diagnostics: sorted, ok: !hasErrors(sorted) };
 }
 
 function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {

@@ -79,7 +79,7 @@ export function validateRead(io: CliIo, root: string, read: ReadProjectResult): 
     existed: true,
     origin: { source: "none" },
     validation: {
-      project: validation.project,
+      ...validation,
       diagnostics: sortDiagnostics([...read.diagnostics, ...validation.diagnostics]),
       ok: validation.ok && !hasErrors(read.diagnostics),
     },

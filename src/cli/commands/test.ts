@@ -77,7 +77,7 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   // failures are shown and counted, passes are shown as SKIP and not counted, and every error
   // is a failure of its own: the last line cannot read as green.
   const trusted = errors.length === 0;
-  const report = runCapabilityTests(ctx.validation.project);
+  const report = runCapabilityTests(ctx.validation);
   if (format === "json") {
     const where = (s: { file: string; line: number; column: number }) => ({
       file: ctx.displayPath(s.file),

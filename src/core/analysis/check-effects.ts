@@ -6,10 +6,10 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { ResolvedProject } from "../model/project.ts";
 import { didYouMean } from "../suggest.ts";
-import { computeWorkflowEffects, findWorkflowCycles } from "./effect-bound.ts";
-import { findPolicyViolations } from "./policy-violations.ts";
+import type { ProjectAnalysis } from "./analysis.ts";
+import { findWorkflowCycles } from "./effect-bound.ts";
 
-export function checkEffects(project: ResolvedProject): Diagnostic[] {
+export function checkEffects(project: ResolvedProject, analysis: ProjectAnalysis): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
 
   for (const { cycle, span } of findWorkflowCycles(project)) {
@@ -20,7 +20,7 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
     );
   }
 
-  const reach = computeWorkflowEffects(project);
+  const reach = analysis.workflowEffects;
   // When every grant resolved, no workflow calls an unresolved one: no walk per workflow.
   const anyUnresolved = [...project.agents.values()].some((a) => a.grants.some((g) => !g.resolved));
   for (const wf of project.workflows.values()) {
@@ -96,7 +96,7 @@ export function checkEffects(project: ResolvedProject): Diagnostic[] {
     }
   }
   diagnostics.push(...unknownEffects(project));
-  for (const v of findPolicyViolations(project)) {
+  for (const v of analysis.violations) {
     diagnostics.push(
       diagnostic(v.code, v.grantSpan, v.message, {
         hint:

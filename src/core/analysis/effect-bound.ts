@@ -20,23 +20,10 @@ export interface EffectBoundEntry {
 }
 
 /**
- * Bounds already computed, by agent. A resolved agent is never changed after resolution, and
- * validate, the plan's policy check and the plan's resource records each asked for every
- * agent's bound again (sorting each time): ~60 ms of `plan --against` at 2,000 agents. Callers
- * only read the entries.
+ * An agent's bound, sorted by effect, operation and mode. Computed once per project by
+ * analyseProject (analysis.ts), which every consumer reads: there is no cache here.
  */
-const bounds = new WeakMap<ResolvedAgent, EffectBoundEntry[]>();
-
-export function computeEffectBound(agent: ResolvedAgent): readonly EffectBoundEntry[] {
-  let b = bounds.get(agent);
-  if (b === undefined) {
-    b = sortedBound(agent);
-    bounds.set(agent, b);
-  }
-  return b;
-}
-
-function sortedBound(agent: ResolvedAgent): EffectBoundEntry[] {
+export function computeEffectBound(agent: ResolvedAgent): EffectBoundEntry[] {
   const out: EffectBoundEntry[] = [];
   for (const g of agent.grants) {
     for (const effect of g.effects) {
@@ -60,14 +47,11 @@ export interface EffectWitness {
   via: string[];
 }
 
-/** Each agent's effect bound by name, computed once per agent ([] for an unknown name). */
-export function effectBoundLookup(
-  project: ResolvedProject,
-): (agent: string) => readonly EffectBoundEntry[] {
-  return (name) => {
-    const agent = project.agents.get(name);
-    return agent ? computeEffectBound(agent) : [];
-  };
+/** Each agent's effect bound by name, from bounds already computed ([] for an unknown name). */
+export type BoundLookup = (agent: string) => readonly EffectBoundEntry[];
+
+export function boundLookup(bounds: ReadonlyMap<string, readonly EffectBoundEntry[]>): BoundLookup {
+  return (name) => bounds.get(name) ?? [];
 }
 
 /**
@@ -77,23 +61,8 @@ export function effectBoundLookup(
  */
 export function computeWorkflowEffects(
   project: ResolvedProject,
-): ReadonlyMap<string, ReadonlyMap<string, EffectWitness>> {
-  let effects = workflowEffects.get(project);
-  if (effects === undefined) {
-    effects = workflowEffectsOf(project);
-    workflowEffects.set(project, effects);
-  }
-  return effects;
-}
-
-/** By project: validation, capability tests and the plan's records each asked again. */
-const workflowEffects = new WeakMap<
-  ResolvedProject,
-  ReadonlyMap<string, ReadonlyMap<string, EffectWitness>>
->();
-
-function workflowEffectsOf(project: ResolvedProject): Map<string, Map<string, EffectWitness>> {
-  const boundOf = effectBoundLookup(project);
+  boundOf: BoundLookup,
+): Map<string, Map<string, EffectWitness>> {
   const out = new Map<string, Map<string, EffectWitness>>();
   for (const name of project.workflows.keys()) {
     const effects = new Map<string, EffectWitness>();

@@ -5,7 +5,7 @@
  */
 import type { Span } from "../diagnostics.ts";
 import type { ResolvedProject } from "../model/project.ts";
-import { type EffectBoundEntry, effectBoundLookup } from "./effect-bound.ts";
+import type { BoundLookup, EffectBoundEntry } from "./effect-bound.ts";
 
 export interface PolicyViolationRecord {
   code: "TF5006" | "TF5007";
@@ -22,21 +22,12 @@ export interface PolicyViolationRecord {
   ruleSpan: Span;
 }
 
-/** By project: validation and the plan both ask, and a resolved project never changes. */
-const found = new WeakMap<ResolvedProject, readonly PolicyViolationRecord[]>();
-
-export function findPolicyViolations(project: ResolvedProject): readonly PolicyViolationRecord[] {
-  let v = found.get(project);
-  if (v === undefined) {
-    v = violations(project);
-    found.set(project, v);
-  }
-  return v;
-}
-
-function violations(project: ResolvedProject): PolicyViolationRecord[] {
+/** Computed once per project by analyseProject (analysis.ts), with the agents' bounds. */
+export function findPolicyViolations(
+  project: ResolvedProject,
+  boundOf: BoundLookup,
+): PolicyViolationRecord[] {
   const out: PolicyViolationRecord[] = [];
-  const boundOf = effectBoundLookup(project);
   for (const p of project.policies) {
     const rule = p.rule;
     if ("forbid" in rule) {

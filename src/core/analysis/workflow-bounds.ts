@@ -5,7 +5,7 @@
  * Pure; assumes a project without recursion (validate reports TF5005 first).
  */
 import type { ResolvedProject } from "../model/project.ts";
-import { computeWorkflowEffects } from "./effect-bound.ts";
+import type { EffectWitness } from "./effect-bound.ts";
 
 export interface HitlPoint {
   /** `approve` statement, or a call to an agent holding a gated grant. */
@@ -28,8 +28,11 @@ export interface WorkflowBounds {
   modelCallBound: number;
 }
 
-export function computeWorkflowBounds(project: ResolvedProject): Map<string, WorkflowBounds> {
-  const effects = computeWorkflowEffects(project);
+export function computeWorkflowBounds(
+  project: ResolvedProject,
+  /** Each workflow's reachable effects (computeWorkflowEffects). */
+  effects: ReadonlyMap<string, ReadonlyMap<string, EffectWitness>>,
+): Map<string, WorkflowBounds> {
   const callBound = new Map<string, number>();
   const visiting = new Set<string>();
   const bound = (name: string): number => {

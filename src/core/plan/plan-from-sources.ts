@@ -64,7 +64,7 @@ export async function loadSource(source: ProjectSource): Promise<LoadedSource> {
   const validation: ValidationResult =
     read.diagnostics.length > 0
       ? {
-          project: validated.project,
+          ...validated,
           diagnostics: sortDiagnostics([...read.diagnostics, ...validated.diagnostics]),
           ok: validated.ok && !hasErrors(read.diagnostics),
         }
@@ -93,7 +93,7 @@ export async function priorResources(
     return { resources: [], origin: side.origin, problem: { kind: "invalid", errors } };
   const programs = await side.source.programs(programPaths(side.validation.project));
   return {
-    resources: projectResources(side.validation.project, programs).resources,
+    resources: projectResources(side.validation, programs).resources,
     origin: side.origin,
   };
 }

@@ -3,7 +3,6 @@
  * whether a project can be planned: structural errors stop it; policy violations do not (the
  * plan shows them and fails), so reviewers see what the forbidden change would do.
  */
-import { findPolicyViolations } from "../analysis/policy-violations.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import type { ValidationResult } from "../validate.ts";
 import { computePlan } from "./compute-plan.ts";
@@ -30,8 +29,8 @@ export function planProject(
     (d) => d.severity === "error" && !PLANNABLE_CODES.has(d.code),
   );
   if (blocking.length > 0) return { ok: false, blocking };
-  const { resources, locations } = projectResources(current.project, programs);
-  const violations = findPolicyViolations(current.project).map((v) => ({
+  const { resources, locations } = projectResources(current, programs);
+  const violations = current.analysis.violations.map((v) => ({
     code: v.code,
     policy: v.policy,
     rule: v.rule,

@@ -4,8 +4,7 @@
  * bounds (what authority is compared on). This is also exactly what the state file records.
  * Pure.
  */
-import { computeEffectBound } from "../analysis/effect-bound.ts";
-import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
+import type { AnalysedProject } from "../analysis/analysis.ts";
 import type { GrantMode, OperationReach, ResolvedProject } from "../model/project.ts";
 import { type ProgramDigests, programPath } from "./programs.ts";
 
@@ -110,7 +109,7 @@ export function effectSeverity(
 }
 
 export function projectResources(
-  project: ResolvedProject,
+  { project, analysis }: AnalysedProject,
   /** The digests of the repository files its command tools run (programs.ts). */
   programs: ProgramDigests = new Map(),
 ): {
@@ -119,7 +118,7 @@ export function projectResources(
 } {
   const resources: ResourceRecord[] = [];
   const locations: ResourceLocations = { resources: {}, grants: {} };
-  const bounds = computeWorkflowBounds(project);
+  const bounds = analysis.workflowBounds;
 
   for (const agent of project.agents.values()) {
     const address = `Agent/${agent.name}`;
@@ -135,7 +134,7 @@ export function projectResources(
         maxTurns: agent.maxTurns,
         tools: agent.grants.map((g) => grantLabel(g.ref, g.mode)),
       },
-      effect_bound: computeEffectBound(agent).map((e) => ({
+      effect_bound: (analysis.bounds.get(agent.name) ?? []).map((e) => ({
         effect: e.effect,
         mode: e.mode,
         tool: e.tool,

@@ -3,8 +3,8 @@
  * workflow bounds, with no model. A failing assertion names the grant (or loop) and the
  * `.agent` line responsible. Pure.
  */
-import { effectBoundLookup } from "../analysis/effect-bound.ts";
-import { computeWorkflowBounds } from "../analysis/workflow-bounds.ts";
+import type { AnalysedProject } from "../analysis/analysis.ts";
+import { boundLookup } from "../analysis/effect-bound.ts";
 import type { Assertion } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
 import type { ResolvedProject } from "../model/project.ts";
@@ -39,9 +39,9 @@ export function describeAssertion(a: Assertion): { kind: string; text: string } 
   return { kind, text: `${kind} { ${fields.join(", ")} }` };
 }
 
-export function runCapabilityTests(project: ResolvedProject): CapabilityTestReport {
-  const boundOf = effectBoundLookup(project);
-  const workflowBounds = computeWorkflowBounds(project);
+export function runCapabilityTests({ project, analysis }: AnalysedProject): CapabilityTestReport {
+  const boundOf = boundLookup(analysis.bounds);
+  const workflowBounds = analysis.workflowBounds;
   const results: AssertionResult[] = [];
 
   for (const test of project.capabilityTests) {
