@@ -7,7 +7,6 @@ import type { AnalysedProject } from "../analysis/analysis.ts";
 import { boundLookup } from "../analysis/effect-bound.ts";
 import type { Assertion } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
-import type { ResolvedProject } from "../model/project.ts";
 
 export interface AssertionResult {
   /** The CapabilityTest's name. */
