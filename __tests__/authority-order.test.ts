@@ -4,7 +4,9 @@
  * effects, argv, environment allowlist and URL vary; each grant autonomous or gated), the plan
  * may call a change not WIDENED only when every call the head allows (agent, operation, effect,
  * reach, mode) the base allowed too, in the same or a stronger mode; and a change of the
- * allowed calls in either direction is never silently dropped.
+ * allowed calls in either direction is never silently dropped. A workflow `W` calls one of the
+ * agents (its calls are W's calls too), and the agents' provider block varies (a call through
+ * other provider settings is another call: the prompts go elsewhere).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -27,6 +29,10 @@ interface Model {
   cmdEffects: string[]; // effects besides process.exec
   url: string; // the http operation's URL
   grants: Record<"A" | "B", Partial<Record<"t.op" | "c.run" | "h.get", Mode>>>;
+  /** The agent workflow W calls. */
+  callee: "A" | "B";
+  /** The provider block's key variable; undefined for no block. */
+  provider: string | undefined;
 }
 
 const EFFECTS = ["e.one", "e.two"];
@@ -50,6 +56,8 @@ const model: fc.Arbitrary<Model> = fc.record({
   cmdEffects: fc.subarray(EFFECTS),
   url: fc.constantFrom(...URLS),
   grants: fc.record({ A: grants, B: grants }),
+  callee: fc.constantFrom<"A" | "B">("A", "B"),
+  provider: fc.constantFrom(undefined, "K1", "K2"),
 });
 
 /** A model shifted a little: most pairs share most of their parts, as real changes do. */
@@ -62,11 +70,14 @@ const pair = model.chain((base) =>
       cmdEffects: fc.option(fc.subarray(EFFECTS), { nil: undefined }),
       url: fc.option(fc.constantFrom(...URLS), { nil: undefined }),
       grants: fc.option(fc.record({ A: grants, B: grants }), { nil: undefined }),
+      callee: fc.option(fc.constantFrom<"A" | "B">("A", "B"), { nil: undefined }),
+      provider: fc.option(fc.constantFrom("none", "K1", "K2"), { nil: undefined }),
     })
     .map((d) => {
       const head: Model = { ...base };
       for (const [k, v] of Object.entries(d))
         if (v !== undefined) (head as never as Record<string, unknown>)[k] = v;
+      if (head.provider === "none") head.provider = undefined;
       return [base, head] as const;
     }),
 );
@@ -88,11 +99,16 @@ interface Allowed {
 function calls(m: Model): Map<string, Allowed> {
   const out = new Map<string, Allowed>();
   const all = ops(m);
+  const via = `provider ${m.provider ?? "default"}`;
   for (const agent of ["A", "B"] as const)
     for (const [ref, mode] of Object.entries(m.grants[agent])) {
       const op = all[ref]!;
-      for (const effect of op.effects)
-        out.set(`${agent} ${ref} ${effect} ${op.reach}`, { mode: mode as Mode, env: op.env });
+      for (const effect of op.effects) {
+        const call = `${agent} ${ref} ${effect} ${op.reach} ${via}`;
+        out.set(call, { mode: mode as Mode, env: op.env });
+        // What the agent W calls may do, W's runs may do.
+        if (agent === m.callee) out.set(`W ${call}`, { mode: mode as Mode, env: op.env });
+      }
     }
   return out;
 }
@@ -100,7 +116,7 @@ function calls(m: Model): Map<string, Allowed> {
 function files(m: Model) {
   const list = (xs: string[]) => `[${xs.join(", ")}]`;
   const agent = (name: "A" | "B") =>
-    `agent ${name} {\n  model "mock/gpt-4"\n  instructions "x"\n  grants {\n${Object.entries(
+    `agent ${name} {\n  model "anthropic/claude-x"\n  input S\n  output S\n  instructions "x"\n  grants {\n${Object.entries(
       m.grants[name],
     )
       .map(([ref, mode]) => `    tool.${ref}${mode === "gated" ? " requires approval" : ""}\n`)
@@ -110,10 +126,18 @@ function files(m: Model) {
       path: "terfyn.yaml",
       text: "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: p }\nspec: {}\n",
     },
-    { path: "main.agent", text: agent("A") + agent("B") },
+    {
+      path: "main.agent",
+      text: `${m.provider ? `provider anthropic { apiKeyEnv "${m.provider}" }\n` : ""}${agent("A")}${agent("B")}workflow W(input: S) -> S\neffects { e.one, e.two, process.exec, network.egress }\n{\n  return ${m.callee}(input)\n}\n`,
+    },
     {
       path: "tools.yaml",
       text: `apiVersion: terfyn.dev/v1
+kind: Schema
+metadata: { name: S }
+spec: { type: object, properties: { x: { type: string } } }
+---
+apiVersion: terfyn.dev/v1
 kind: Tool
 metadata: { name: t }
 spec:

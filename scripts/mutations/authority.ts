@@ -20,6 +20,24 @@ const CI_TEST = "__tests__/ci-decisions.test.ts";
 
 export const AUTHORITY: Mutation[] = [
   {
+    group: "order",
+    guard: "a workflow calling a new callee is WIDENED (property test)",
+    file: "src/core/plan/compute-plan.ts",
+    find: "      if (before && after) risk.push(...callsRisk(address, before, after));\n",
+    replace: "",
+    test: "__tests__/authority-order.test.ts",
+    filter: "brute-force",
+  },
+  {
+    group: "order",
+    guard: "a provider change is WIDENED (property test)",
+    file: "src/core/plan/compute-plan.ts",
+    find: '    if (kind === "Provider" && resourceAction) risk.push(providerRisk(address, before, after));\n',
+    replace: "",
+    test: "__tests__/authority-order.test.ts",
+    filter: "brute-force",
+  },
+  {
     group: "identity",
     guard: "the plan hash binds the repository",
     file: "src/core/plan/compute-plan.ts",
