@@ -19,6 +19,7 @@ import {
 } from "../core/approvals/approval-comment.ts";
 import { mdCode } from "../core/render/markdown-escape.ts";
 import { projectLabel } from "../core/render/pr-report.ts";
+import { judgeFor } from "./judge.ts";
 import { planTarget, reportFlow } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
 import { pullRequestTargetFromApi } from "./targets.ts";
@@ -36,7 +37,7 @@ export interface CommentEvent {
 }
 
 export async function approvalCommentFlow(
-  settings: Settings,
+  inputs: Settings,
   ctx: { repoRoot: string; payload: CommentEvent },
   gateway: GitHubGateway,
 ): Promise<{ failed?: string }> {
@@ -67,7 +68,9 @@ export async function approvalCommentFlow(
   const author = payload.comment.user?.login ?? "";
   const pr = await gateway.getPullRequest(number);
   const target = await pullRequestTargetFromApi(ctx.repoRoot, number, pr, core.info);
-  const outcomes = await planTarget(ctx.repoRoot, target, settings.projects);
+  // The default branch's workflow runs this job; the base's .github/terfyn.yml makes it stricter.
+  const { settings } = await judgeFor(ctx.repoRoot, target.prior, inputs, false);
+  const outcomes = await planTarget(ctx.repoRoot, target, inputs.projects);
   const current = outcomes.flatMap((o) => (o.plan ? [{ path: o.path, hash: o.plan.hash }] : []));
   const me = await gateway.identity();
   const verdict = judgeApprovalComment(

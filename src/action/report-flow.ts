@@ -180,7 +180,14 @@ export async function reportFlow(
   target: PlanTarget,
   outcomes: ProjectOutcome[],
   gateway: GitHubGateway,
-  options: { extraApprovals?: Approval[] } = {},
+  options: {
+    extraApprovals?: Approval[];
+    /**
+     * Whether approvals among the pull request's comments count (judge.ts): not in the
+     * `pull_request` job when the base has no `.github/terfyn.yml`.
+     */
+    countsApprovals?: boolean;
+  } = {},
 ): Promise<FlowResult> {
   const runUrl = workflowRunUrl();
   const pr = target.pullRequest;
@@ -191,13 +198,18 @@ export async function reportFlow(
   if (pr) {
     try {
       comments = await gateway.listIssueComments(pr.number);
-      approvals.push(
-        ...(await approvalsFrom(gateway, comments, {
-          prAuthor: pr.author,
-          approvers: settings.approvers,
-          currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
-        })),
-      );
+      if (options.countsApprovals === false)
+        core.info(
+          "terfyn: approvals in this pull request's comments are not counted by this job (the base has no .github/terfyn.yml); the issue_comment job counts each new one",
+        );
+      else
+        approvals.push(
+          ...(await approvalsFrom(gateway, comments, {
+            prAuthor: pr.author,
+            approvers: settings.approvers,
+            currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
+          })),
+        );
     } catch (e) {
       readOnly = true;
       core.warning(describeApiError(e, "reading the pull request's comments"));

@@ -59,11 +59,12 @@ export async function run(options: RunOptions = {}): Promise<void> {
       );
       return;
     }
-    const [github, { createGateway }, targets, flow] = await Promise.all([
+    const [github, { createGateway }, targets, flow, { judgeFor }] = await Promise.all([
       import("@actions/github"),
       import("../adapters/github/gateway.ts"),
       import("./targets.ts"),
       import("./report-flow.ts"),
+      import("./judge.ts"),
     ]);
     const context = github.context;
     const repoRoot = process.env.GITHUB_WORKSPACE || process.cwd();
@@ -89,7 +90,13 @@ export async function run(options: RunOptions = {}): Promise<void> {
         core.info,
       );
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
-      failed = (await flow.reportFlow(settings, target, outcomes, gateway)).failed;
+      // This job runs the default branch's workflow: its inputs are trusted.
+      const judged = await judgeFor(repoRoot, target.prior, settings, false);
+      failed = (
+        await flow.reportFlow(judged.settings, target, outcomes, gateway, {
+          countsApprovals: judged.countsApprovals,
+        })
+      ).failed;
     } else if (eventName === "issue_comment") {
       const { approvalCommentFlow } = await import("./approval-flow.ts");
       failed = (
@@ -140,7 +147,13 @@ export async function run(options: RunOptions = {}): Promise<void> {
         target = await targets.pushTarget(repoRoot, payload, core.info);
       }
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
-      failed = (await flow.reportFlow(settings, target, outcomes, gateway)).failed;
+      // On pull_request the workflow file, and so every input, is the pull request's own.
+      const judged = await judgeFor(repoRoot, target.prior, settings, eventName === "pull_request");
+      failed = (
+        await flow.reportFlow(judged.settings, target, outcomes, gateway, {
+          countsApprovals: judged.countsApprovals,
+        })
+      ).failed;
     }
     if (failed) core.setFailed(`terfyn: ${failed}`);
   } catch (e) {

@@ -306,3 +306,22 @@ export async function catBlobs(cwd: string, oids: readonly string[]): Promise<Ma
   }
   return blobs;
 }
+
+/**
+ * One file of `revision` by its path from the repository root, read from git objects: absent,
+ * a regular file's text, or `link` for a symbolic link or anything else that is not a regular
+ * file (never followed).
+ */
+export async function readFileAtRevision(
+  repoRoot: string,
+  revision: string,
+  path: string,
+): Promise<{ kind: "absent" } | { kind: "file"; text: string } | { kind: "not-a-file" }> {
+  const { tree } = await resolveTree(repoRoot, revision);
+  const entry = (await listTree(repoRoot, tree, path)).find((e) => e.path === path);
+  if (!entry) return { kind: "absent" };
+  if (entry.type !== "blob" || entry.mode === SYMLINK) return { kind: "not-a-file" };
+  const bytes = (await catBlobs(repoRoot, [entry.oid])).get(entry.oid);
+  if (bytes === undefined) return { kind: "absent" };
+  return { kind: "file", text: bytes.toString("utf8") };
+}
