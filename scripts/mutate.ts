@@ -10,7 +10,9 @@
  *   tsx scripts/mutate.ts doctrine --only 7,8   # the guards of doctrines 7 and 8
  *
  * It edits files under src/ while it runs, so it refuses a working tree with uncommitted
- * changes to those files, and always puts the original bytes back (also on Ctrl-C).
+ * changes to those files, and always puts the original bytes back (also on Ctrl-C). A test
+ * that runs the bundled Action (dist/, through the harness's runAction) sees a guard removed
+ * only in the bundle: for those, dist/ is rebuilt with the mutant and again after the restore.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -51,9 +53,20 @@ if (dirty !== "") {
   process.exit(2);
 }
 
-let current: { file: string; original: string } | undefined;
+/** Rebuilds dist/ from the source as it is now (scripts/build-dist.ts, a few seconds). */
+const build = () => {
+  const b = spawnSync("npx", ["tsx", "scripts/build-dist.ts"], { cwd: root, encoding: "utf8" });
+  if (b.status !== 0) throw new Error(`mutate: rebuilding dist failed:\n${b.stderr}`);
+};
+/** Whether a test file runs the bundled Action (the harness imports dist/index.js). */
+const runsBundle = (test: string) => readFileSync(join(root, test), "utf8").includes("runAction(");
+
+let current: { file: string; original: string; rebuilt: boolean } | undefined;
 const restore = () => {
-  if (current) writeFileSync(join(root, current.file), current.original);
+  if (current) {
+    writeFileSync(join(root, current.file), current.original);
+    if (current.rebuilt) build();
+  }
   current = undefined;
 };
 for (const sig of ["SIGINT", "SIGTERM"] as const)
@@ -75,9 +88,11 @@ for (const m of M) {
     survived++;
     continue;
   }
-  current = { file: m.file, original };
+  const rebuilt = runsBundle(m.test);
+  current = { file: m.file, original, rebuilt };
   try {
     writeFileSync(path, original.replace(m.find, m.replace));
+    if (rebuilt) build();
     const r = spawnSync("npx", ["vitest", "run", m.test, "-t", m.filter], {
       cwd: root,
       env: { ...process.env, TERFYN_FROM_SOURCE: "1" },
