@@ -24,6 +24,11 @@ export interface FakeState {
   roles: Record<string, { role_name: string; permission: string }>;
   labels: string[];
   pr?: { headSha: string; baseSha: string; author: string; mergeSha?: string; headRef?: string };
+  /** Other pull requests by number (GET pulls/{n} answers `pr` for any number not here). */
+  prs: Record<
+    number,
+    { headSha: string; baseSha: string; author: string; baseRef: string; state?: string }
+  >;
   /** The token's identity (the author of what the Action posts). */
   me: string;
   /** Status codes to answer instead, per route key (e.g. "POST comments"). */
@@ -41,6 +46,7 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
     checkRuns: [],
     statuses: [],
     roles: {},
+    prs: {},
     labels: [],
     me: "github-actions[bot]",
     fail: {},
@@ -126,9 +132,41 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
       const r = s.roles[login] ?? { role_name: "none", permission: "none" };
       return [200, { ...r, user: { login } }];
     })
-    .get(new RegExp(`^${R}/pulls/\\d+$`))
+    .get(new RegExp(`^${R}/commits/[0-9a-f]{40}/pulls`))
     .reply(() => {
+      s.requests.push("GET commit pulls");
+      if (failing("GET commit pulls")) return [failing("GET commit pulls")!, { message: "denied" }];
+      const all = [
+        ...(s.pr ? [{ number: 7, ...s.pr, baseRef: "main", state: "open" }] : []),
+        ...Object.entries(s.prs).map(([n, p]) => ({ number: Number(n), state: "open", ...p })),
+      ];
+      return [
+        200,
+        all.map((p) => ({
+          number: p.number,
+          state: p.state,
+          head: { sha: p.headSha, ref: "shared" },
+          base: { sha: p.baseSha, ref: p.baseRef },
+        })),
+      ];
+    })
+    .get(new RegExp(`^${R}/pulls/\\d+$`))
+    .reply((uri) => {
       s.requests.push("GET pull");
+      const n = Number(uri.split("/").at(-1));
+      const other = s.prs[n];
+      if (other)
+        return [
+          200,
+          {
+            number: n,
+            head: { sha: other.headSha, ref: "shared", repo: { full_name: `${OWNER}/${REPO}` } },
+            base: { sha: other.baseSha, ref: other.baseRef },
+            user: { login: other.author },
+            merge_commit_sha: null,
+            labels: [],
+          },
+        ];
       const pr = s.pr;
       if (!pr) return [404, { message: "Not Found" }];
       return [

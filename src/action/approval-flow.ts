@@ -22,6 +22,7 @@ import { projectLabel } from "../core/render/pr-report.ts";
 import { judgeFor } from "./judge.ts";
 import { planTarget, reportFlow } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
+import { otherPullRequestsWithHead } from "./shared-head.ts";
 import { pullRequestTargetFromApi } from "./targets.ts";
 
 export interface CommentEvent {
@@ -120,8 +121,17 @@ export async function approvalCommentFlow(
   );
   core.info(`terfyn: ${author} (${role.name}) approved ${verdict.hash}`);
   // Re-evaluate now: the check run, the sticky comment and the status reflect the approval.
+  const others = await otherPullRequestsWithHead(
+    ctx.repoRoot,
+    gateway,
+    inputs,
+    target,
+    target.statusSha,
+    false,
+  );
   const result = await reportFlow(settings, target, outcomes, gateway, {
     extraApprovals: [{ hash: verdict.hash, login: author, role: role.name }],
+    sharedHead: { others },
   });
   return result.failed ? { failed: result.failed } : {};
 }

@@ -20,6 +20,9 @@ import {
   failureMessage,
   firstApprovalPerHash,
   nextLabels,
+  type SharedHeadPullRequest,
+  sharedHeadFailing,
+  sharedHeadStatus,
   stepOutputs,
   stickyMarker,
 } from "../core/ci/decisions.ts";
@@ -30,7 +33,13 @@ import {
   type ProjectOutcomeVerdict,
 } from "../core/ci/outcome.ts";
 import { repositoryFromGitHub } from "../core/plan/repository-identity.ts";
-import { codeBlock, plainText, showInvisible } from "../core/render/escape.ts";
+import {
+  codeBlock,
+  inlineCode,
+  markdownText,
+  plainText,
+  showInvisible,
+} from "../core/render/escape.ts";
 import { capWorkflowAnnotations, projectAnnotations } from "../core/render/plan-annotations.ts";
 import { planToJson } from "../core/render/plan-json.ts";
 import { renderPlanText } from "../core/render/plan-text.ts";
@@ -187,6 +196,11 @@ export async function reportFlow(
      * `pull_request` job when the base has no `.github/terfyn.yml`.
      */
     countsApprovals?: boolean;
+    /**
+     * Other open pull requests with the same head, judged (shared-head.ts); undefined when
+     * they could not be listed. Absent when the target is no pull request.
+     */
+    sharedHead?: { others: SharedHeadPullRequest[] | undefined };
   } = {},
 ): Promise<FlowResult> {
   const runUrl = workflowRunUrl();
@@ -237,7 +251,14 @@ export async function reportFlow(
     let annotated = false;
     if (settings.annotations && !readOnly) {
       try {
-        const id = await createCheckRun(gateway, target, report, annotations, runUrl);
+        const others = options.sharedHead?.others;
+        const id = await createCheckRun(gateway, target, report, annotations, runUrl, {
+          failing: sharedHeadFailing(o.path, verdicts[i]!, others),
+          others: (others ?? []).flatMap((p) => {
+            const at = p.paths.indexOf(o.path);
+            return at < 0 ? [] : [{ number: p.number, base: p.base, verdict: p.verdicts[at]! }];
+          }),
+        });
         checkIds.push(String(id));
         annotated = true;
       } catch (e) {
@@ -261,7 +282,7 @@ export async function reportFlow(
     if (settings.annotations && !annotated) emitWorkflowAnnotations(annotations);
   }
   if (target.revisions.event !== "push" && !readOnly) {
-    await setApprovalStatus(gateway, target, outcomes, verdicts, runUrl);
+    await setApprovalStatus(gateway, target, outcomes, verdicts, runUrl, options.sharedHead);
   }
   if (pr && settings.labels && !readOnly) await syncLabels(gateway, pr, verdicts, outcomes);
   core.setOutput("comment-url", commentUrls.join("\n"));
@@ -282,21 +303,32 @@ async function createCheckRun(
   report: ProjectReport,
   annotations: ReturnType<typeof projectAnnotations>,
   runUrl: string | undefined,
+  shared: {
+    failing: boolean;
+    others: { number: number; base: string; verdict: ProjectOutcomeVerdict }[];
+  },
 ): Promise<number> {
   const h = outcomeHeadline(report.outcome);
+  // The check run is the commit's: every pull request with this head shows it.
+  const alsoFor = shared.others
+    .map(
+      (p) =>
+        `> This commit is also the head of #${p.number} (into ${inlineCode(p.base)}): ${markdownText(outcomeHeadline(p.verdict).text)}.\n`,
+    )
+    .join("");
   const text = report.plan ? renderPlanText(report.plan, { priorName: "the base" }) : "";
   const created = await gateway.createCheckRun({
     name: `terfyn: ${plainText(projectLabel(report.path))}`,
     headSha: target.statusSha,
-    conclusion: report.outcome.failing ? "failure" : "success",
+    conclusion: shared.failing ? "failure" : "success",
     ...(runUrl ? { detailsUrl: runUrl } : {}),
     externalId: report.plan?.hash ?? "",
     output: {
       title: plainText(`${projectLabel(report.path)}: ${h.text}`).slice(0, 250),
-      summary: renderProjectReport(report, {
-        budget: CHECK_OUTPUT_BUDGET,
+      summary: `${alsoFor ? `${alsoFor}\n` : ""}${renderProjectReport(report, {
+        budget: CHECK_OUTPUT_BUDGET - alsoFor.length - 1,
         fullPlanAt: "the full plan is in the job summary and the plan-json-file output",
-      }),
+      })}`,
       ...(text ? { text: clipText(text, CHECK_OUTPUT_BUDGET) } : {}),
     },
     annotations,
@@ -362,11 +394,16 @@ async function setApprovalStatus(
   outcomes: readonly ProjectOutcome[],
   verdicts: readonly ProjectOutcomeVerdict[],
   runUrl: string | undefined,
+  sharedHead: { others: SharedHeadPullRequest[] | undefined } | undefined,
 ): Promise<void> {
-  const status = approvalStatus(
+  const own = approvalStatus(
     outcomes.map((o) => o.path),
     verdicts,
   );
+  const status =
+    sharedHead && target.pullRequest
+      ? sharedHeadStatus({ number: target.pullRequest.number, status: own }, sharedHead.others)
+      : own;
   try {
     await gateway.setCommitStatus({
       sha: target.statusSha,

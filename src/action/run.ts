@@ -8,6 +8,7 @@
  * to do costs little more than Node's own start-up.
  */
 import * as core from "@actions/core";
+import type { SharedHeadPullRequest } from "../core/ci/decisions.ts";
 import type { CommentEvent } from "./approval-flow.ts";
 import { readSettings } from "./settings.ts";
 
@@ -92,9 +93,19 @@ export async function run(options: RunOptions = {}): Promise<void> {
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
       // This job runs the default branch's workflow: its inputs are trusted.
       const judged = await judgeFor(repoRoot, target.prior, settings, false);
+      const { otherPullRequestsWithHead } = await import("./shared-head.ts");
+      const others = await otherPullRequestsWithHead(
+        repoRoot,
+        gateway,
+        settings,
+        target,
+        target.statusSha,
+        false,
+      );
       failed = (
         await flow.reportFlow(judged.settings, target, outcomes, gateway, {
           countsApprovals: judged.countsApprovals,
+          sharedHead: { others },
         })
       ).failed;
     } else if (eventName === "issue_comment") {
@@ -109,6 +120,12 @@ export async function run(options: RunOptions = {}): Promise<void> {
     } else {
       let target: Awaited<ReturnType<typeof targets.pushTarget>>;
       if (PULL_REQUEST_EVENTS.includes(eventName)) {
+        if (payload.action === "edited" && !(payload.changes as { base?: unknown })?.base) {
+          core.info(
+            "terfyn: the pull request's title or body was edited, not its base; nothing to re-plan",
+          );
+          return;
+        }
         const pr = payload.pull_request as
           | {
               number: number;
@@ -148,10 +165,26 @@ export async function run(options: RunOptions = {}): Promise<void> {
       }
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
       // On pull_request the workflow file, and so every input, is the pull request's own.
-      const judged = await judgeFor(repoRoot, target.prior, settings, eventName === "pull_request");
+      const untrusted = eventName === "pull_request";
+      const judged = await judgeFor(repoRoot, target.prior, settings, untrusted);
+      let sharedHead: { others: SharedHeadPullRequest[] | undefined } | undefined;
+      if (target.pullRequest) {
+        const { otherPullRequestsWithHead } = await import("./shared-head.ts");
+        sharedHead = {
+          others: await otherPullRequestsWithHead(
+            repoRoot,
+            gateway,
+            settings,
+            target,
+            target.statusSha,
+            untrusted,
+          ),
+        };
+      }
       failed = (
         await flow.reportFlow(judged.settings, target, outcomes, gateway, {
           countsApprovals: judged.countsApprovals,
+          ...(sharedHead ? { sharedHead } : {}),
         })
       ).failed;
     }

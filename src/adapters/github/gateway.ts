@@ -35,6 +35,7 @@ export const ALLOWED_ROUTES: readonly string[] = [
   "POST /repos/{owner}/{repo}/statuses/{sha}",
   "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
   "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
   "PUT /repos/{owner}/{repo}/issues/{issue_number}/labels",
   "GET /user",
   "POST /graphql",
@@ -149,6 +150,8 @@ export interface GitHubGateway {
     /** The head branch's name (in headRepo). */
     headRef?: string;
   }>;
+  /** The open pull requests whose head is exactly `sha` (the commit's statuses are theirs too). */
+  openPullRequestsWithHead(sha: string): Promise<{ number: number; base: string }[]>;
   setLabels(issue: number, labels: readonly string[]): Promise<void>;
   /** One of the documents in graphql-documents.ts (any other is refused before it is sent). */
   graphql<T>(document: string, variables: Record<string, unknown>): Promise<T>;
@@ -288,6 +291,16 @@ export function gatewayForClient(
         ...(r.data.head.repo?.full_name ? { headRepo: r.data.head.repo.full_name } : {}),
         headRef: r.data.head.ref,
       };
+    },
+    async openPullRequestsWithHead(sha) {
+      const all = await client.paginate(client.rest.repos.listPullRequestsAssociatedWithCommit, {
+        ...repo,
+        commit_sha: sha,
+        per_page: 100,
+      });
+      return all
+        .filter((p) => p.state === "open" && p.head.sha === sha)
+        .map((p) => ({ number: p.number, base: p.base.ref }));
     },
     async setLabels(issue, labels) {
       await client.rest.issues.setLabels({ ...repo, issue_number: issue, labels: [...labels] });

@@ -71,6 +71,7 @@ export const GATEWAY_METHODS = [
   "setCommitStatus",
   "collaboratorRole",
   "getPullRequest",
+  "openPullRequestsWithHead",
   "setLabels",
   "graphql",
   "addReaction",

@@ -185,3 +185,75 @@ export function failureMessage(
   });
   return failures.length > 0 ? failures.join("; ") : undefined;
 }
+
+/** Another open pull request whose head is this commit, judged as its own job would judge it. */
+export interface SharedHeadPullRequest {
+  number: number;
+  /** Its base branch's name. */
+  base: string;
+  paths: readonly string[];
+  verdicts: readonly ProjectOutcomeVerdict[];
+}
+
+const STATE_ORDER: readonly ApprovalStatus["state"][] = ["success", "pending", "failure"];
+/** GitHub keeps a commit status's description to 140 characters. */
+const STATUS_DESCRIPTION_LIMIT = 140;
+
+/**
+ * The head commit's `terfyn/approval` when other open pull requests share it: a status and a
+ * check run belong to the commit, so every pull request with that head shows them. Success
+ * only when each of them is acceptable; otherwise the worst state, and the description names
+ * each pull request that is not. `others` undefined means they could not be listed: success
+ * cannot be shown then (pending, saying why).
+ */
+export function sharedHeadStatus(
+  own: { number: number; status: ApprovalStatus },
+  others: readonly SharedHeadPullRequest[] | undefined,
+): ApprovalStatus {
+  if (others === undefined)
+    return own.status.state === "success"
+      ? {
+          state: "pending",
+          description: "cannot list the other pull requests with this head; re-run the job",
+        }
+      : own.status;
+  if (others.length === 0) return own.status;
+  const all = [
+    { number: own.number, status: own.status },
+    ...others.map((o) => ({
+      number: o.number,
+      base: o.base,
+      status: approvalStatus(o.paths, o.verdicts),
+    })),
+  ];
+  const worst = all.reduce(
+    (w, p) => (STATE_ORDER.indexOf(p.status.state) > STATE_ORDER.indexOf(w) ? p.status.state : w),
+    "success" as ApprovalStatus["state"],
+  );
+  const shown = worst === "success" ? all : all.filter((p) => p.status.state !== "success");
+  const description = plainText(
+    shown
+      .map((p) => `#${p.number}${"base" in p ? ` (into ${p.base})` : ""}: ${p.status.description}`)
+      .join("; "),
+  );
+  return {
+    state: worst,
+    description:
+      description.length <= STATUS_DESCRIPTION_LIMIT
+        ? description
+        : `${description.slice(0, STATUS_DESCRIPTION_LIMIT - 1)}…`,
+  };
+}
+
+/**
+ * Whether a project's check run on a shared head fails: when this pull request's verdict for
+ * it fails, or any other pull request's verdict for the same project does.
+ */
+export function sharedHeadFailing(
+  path: string,
+  own: ProjectOutcomeVerdict,
+  others: readonly SharedHeadPullRequest[] | undefined,
+): boolean {
+  if (own.failing) return true;
+  return (others ?? []).some((o) => o.paths.some((p, i) => p === path && o.verdicts[i]?.failing));
+}
