@@ -7,7 +7,7 @@
  * install) passes. The rule itself: git-config-rules.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -130,6 +130,9 @@ describe("the checkout the Action is given", () => {
     const linked = mkdtempSync(join(tmpdir(), "terfyn-worktree-"));
     git(dir, "worktree", "add", "-q", join(linked, "w"));
     expect(await names(join(linked, "w"))).toEqual([".git"]);
+    const link = mkdtempSync(join(tmpdir(), "terfyn-gitlink-"));
+    symlinkSync(join(dir, ".git"), join(link, ".git"));
+    expect((await foreignCheckoutSettings(link))[0]?.why).toMatch(/^is a symbolic link/);
     const empty = mkdtempSync(join(tmpdir(), "terfyn-nogit-"));
     mkdirSync(join(empty, "sub"));
     const settings = await foreignCheckoutSettings(empty);

@@ -231,7 +231,7 @@ export const CONFINEMENT: Mutation[] = [
     find: "  if (facts.notADirectory !== undefined) return foreignRepositoryFiles(facts);",
     replace: "  if (facts.notADirectory !== undefined) return [];",
     test: CHECKOUT_TEST,
-    filter: "not a directory",
+    filter: "is a file, a link or missing",
   },
   {
     group: "checkout",
