@@ -360,9 +360,9 @@ export function foreignCheckoutMessage(
     .map((s) => `- ${plainText(s.name)} (${plainText(s.where)}): ${s.why}`);
   if (settings.length > NAMED) shown.push(`- and ${settings.length - NAMED} more`);
   return [
-    `the git checkout in ${plainText(workspace)} holds configuration or files that make git run programs or read what it did not fetch, so Terfyn runs no git command in it:`,
+    `the git checkout in ${plainText(workspace)} holds configuration or files that make git run programs or read what it did not fetch, so Terfyn runs no further git command in it:`,
     ...shown,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow expression the reader types
-    "actions/checkout writes none of these. If a step of this job downloaded a pull request's artifact into the workspace before actions/checkout (a `workflow_run` job), checkout reused the artifact's .git: download artifacts into `${{ runner.temp }}` instead (docs/github-action.md, \"Forks\"), and treat this job's token as exposed, since checkout runs git in the .git it finds. If a step of this job set them, run Terfyn before that step or in a job of its own.",
+    "actions/checkout writes none of these (but `core.sshCommand` with `ssh-key`: give it `persist-credentials: false`). If a step of this job downloaded a pull request's artifact into the workspace before actions/checkout (a `workflow_run` job), checkout reused the artifact's .git: download artifacts into `${{ runner.temp }}` instead (docs/github-action.md, \"Forks\"), and treat this job's token as exposed, since checkout runs git in the .git it finds. If a step of this job set them, run Terfyn before that step or in a job of its own.",
   ].join("\n");
 }
