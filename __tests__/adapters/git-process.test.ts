@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BranchWriter } from "../../src/adapters/git/branch-writer.ts";
+import { GitProcessError, gitText } from "../../src/adapters/git/git-process.ts";
 import { readProjectAtRevision } from "../../src/adapters/git/read-revision.ts";
 
 const SRC = join(import.meta.dirname, "..", "..", "src");
@@ -66,6 +67,43 @@ describe("one git door", () => {
     const read = await readProjectAtRevision(repo, real);
     expect(read.commit).toBe(real);
     expect(read.files.find((f) => f.path === "terfyn.yaml")?.text).toContain("name: real");
+  });
+
+  it("a graft file cannot give a commit other parents (GIT_NO_REPLACE_OBJECTS does not turn grafts off)", async () => {
+    const repo = mkdtempSync(join(tmpdir(), "terfyn-grafts-"));
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "commit", "-q", "--allow-empty", "-m", "base");
+    git(repo, "commit", "-q", "--allow-empty", "-m", "head");
+    const head = git(repo, "rev-parse", "HEAD");
+    const base = git(repo, "rev-parse", "HEAD~1");
+    writeFileSync(join(repo, ".git", "info", "grafts"), `${head}\n`);
+    // Plain git is fooled, even without replace objects: the head has no parent.
+    const plain = execFileSync("git", ["rev-list", "--parents", "-n1", head], {
+      cwd: repo,
+      encoding: "utf8",
+      env: { ...process.env, GIT_NO_REPLACE_OBJECTS: "1" },
+    });
+    expect(plain.trim()).toBe(head);
+    expect((await gitText(repo, ["rev-list", "--parents", "-n1", head])).trim()).toBe(
+      `${head} ${base}`,
+    );
+  });
+
+  it("core.gitProxy planted in the repository's config never runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-git-proxy-"));
+    const repo = join(dir, "repo");
+    git(dir, "init", "-q", "-b", "main", repo);
+    const marker = join(dir, "proxy-ran");
+    const proxy = join(dir, "proxy.sh");
+    writeFileSync(proxy, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
+    chmodSync(proxy, 0o755);
+    git(repo, "config", "core.gitProxy", proxy);
+    const fetch = gitText(repo, ["fetch", "git://127.0.0.1:9/x.git", "main"]);
+    await expect(fetch).rejects.toBeInstanceOf(GitProcessError);
+    expect(existsSync(marker)).toBe(false);
+    // Plain git runs it.
+    expect(() => git(repo, "fetch", "git://127.0.0.1:9/x.git", "main")).toThrow();
+    expect(existsSync(marker)).toBe(true);
   });
 
   it("remote.<name>.uploadpack and receivepack planted in the repository's config never run on push", async () => {

@@ -1,13 +1,18 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a guard is source text, template placeholders included */
 /**
  * The guards of confinement (issue 20): the sandbox every executed command runs in and the one
- * git door, each with the test that must catch its removal. Run by scripts/mutate.ts (the
+ * git door, each with the test that must catch its removal, and (issue 22, `checkout`) the
+ * Action's refusal of a checkout whose .git it did not expect. Run by scripts/mutate.ts (the
  * `confinement` set). The gate that a refusal wins and the commit of the approved bytes are in
  * the doctrine set; the App's and the Action's refusals without a sandbox in the app set.
  */
 import type { Mutation } from "./mutation.ts";
 
 const SANDBOX_TEST = "__tests__/adapters/sandbox.test.ts";
+/** The Action's refusal of a checkout it did not expect (issue 22): the rule and its reader. */
+const RULES = "src/core/ci/git-config-rules.ts";
+const RULES_TEST = "__tests__/git-config-rules.test.ts";
+const CHECKOUT_TEST = "__tests__/foreign-checkout.test.ts";
 
 export const CONFINEMENT: Mutation[] = [
   {
@@ -146,5 +151,95 @@ export const CONFINEMENT: Mutation[] = [
     replace: "    const hide = [...(command.hide ?? [])].map((h) => realOrSelf(h));",
     test: "__tests__/adapters/sandbox.test.ts",
     filter: "secret files where the system is bound",
+  },
+  {
+    group: "checkout",
+    guard: "no git process reads a graft file (GIT_NO_REPLACE_OBJECTS does not turn grafts off)",
+    file: "src/adapters/git/git-process.ts",
+    find: '  GIT_GRAFT_FILE: "/dev/null/terfyn-no-grafts",\n',
+    replace: "",
+    test: "__tests__/adapters/git-process.test.ts",
+    filter: "graft file",
+  },
+  {
+    group: "checkout",
+    guard: "no git process runs a core.gitProxy program",
+    file: "src/adapters/git/git-process.ts",
+    find: '  GIT_PROXY_COMMAND: "",\n',
+    replace: "",
+    test: "__tests__/adapters/git-process.test.ts",
+    filter: "gitProxy",
+  },
+  {
+    group: "checkout",
+    guard: "core.fsmonitor naming a program is refused",
+    file: RULES,
+    find: 'return isBoolean(value) ? undefined : "the fsmonitor hook: a program git runs";',
+    replace: "return undefined;",
+    test: RULES_TEST,
+    filter: "core.fsmonitor set to a path",
+  },
+  {
+    group: "checkout",
+    guard: "a filter driver's program is refused, whatever the driver's name",
+    file: RULES,
+    find: '      return "a filter driver\'s program, chosen by .gitattributes";',
+    replace: "      return undefined;",
+    test: RULES_TEST,
+    filter: "filter, diff or merge driver",
+  },
+  {
+    group: "checkout",
+    guard: "include.path and includeIf.*.path from inside the checkout are refused",
+    file: RULES,
+    find: '      why = variable === "path" ? includeProblem(e.value ?? "", place) : undefined;',
+    replace: "      why = undefined;",
+    test: RULES_TEST,
+    filter: "include from inside the checkout",
+  },
+  {
+    group: "checkout",
+    guard: "objects/info/alternates is refused",
+    file: RULES,
+    find: "  if (lines(facts.alternates).length > 0)",
+    replace: "  if (false)",
+    test: CHECKOUT_TEST,
+    filter: "alternates, grafts and a common directory",
+  },
+  {
+    group: "checkout",
+    guard: "replace refs are refused",
+    file: RULES,
+    find: "  if (facts.replaceRefs.length > 0)",
+    replace: "  if (false)",
+    test: CHECKOUT_TEST,
+    filter: "replace refs are refused",
+  },
+  {
+    group: "checkout",
+    guard: "packed replace refs are found too",
+    file: "src/adapters/git/foreign-checkout.ts",
+    find: "/^[0-9a-f]+ refs\\/replace\\//.test(l)",
+    replace: "false",
+    test: CHECKOUT_TEST,
+    filter: "replace refs are refused",
+  },
+  {
+    group: "checkout",
+    guard: "a .git that is not a directory is refused",
+    file: "src/adapters/git/foreign-checkout.ts",
+    find: "  if (facts.notADirectory !== undefined) return foreignRepositoryFiles(facts);",
+    replace: "  if (facts.notADirectory !== undefined) return [];",
+    test: CHECKOUT_TEST,
+    filter: "is a file, a link or missing",
+  },
+  {
+    group: "checkout",
+    guard: "the Action runs the check before any other git command or API call",
+    file: "src/action/run.ts",
+    find: "    await checkout.refuseForeignCheckout(repoRoot);\n",
+    replace: "",
+    test: "__tests__/fork-recipe.test.ts",
+    filter: "refuses a planted checkout",
   },
 ];

@@ -1,7 +1,8 @@
 /**
  * The Action's single entry: reads the settings, dispatches on the event, and turns every error
  * into one `core.setFailed` line. Nothing from the repository is executed: projects are read
- * from git objects and only parsed.
+ * from git objects and only parsed, and a checkout whose git configuration names programs (or
+ * that reads objects from elsewhere) is refused before git runs in it.
  *
  * An event the Action does not act on ends before anything else is loaded: the GitHub gateway
  * (Octokit), git and the planner are imported only when there is work, so a run with nothing
@@ -60,15 +61,20 @@ export async function run(options: RunOptions = {}): Promise<void> {
       );
       return;
     }
-    const [github, { createGateway }, targets, flow, { judgeFor }] = await Promise.all([
+    const [github, { createGateway }, targets, flow, { judgeFor }, checkout] = await Promise.all([
       import("@actions/github"),
       import("../adapters/github/gateway.ts"),
       import("./targets.ts"),
       import("./report-flow.ts"),
       import("./judge.ts"),
+      import("../adapters/git/foreign-checkout.ts"),
     ]);
-    const context = github.context;
     const repoRoot = process.env.GITHUB_WORKSPACE || process.cwd();
+    // Before any other git command, and before GitHub is asked anything: a .git holding
+    // programs, alternates or replace refs (an artifact's, reused by actions/checkout) is
+    // refused with what to do, never run git in (issue 22).
+    await checkout.refuseForeignCheckout(repoRoot);
+    const context = github.context;
     const gateway = createGateway(
       settings.token,
       { owner: context.repo.owner, repo: context.repo.repo },

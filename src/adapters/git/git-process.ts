@@ -8,9 +8,15 @@
  *   editor, askpass, credential helper, the ext:: transport, signing, automatic gc;
  * - the environment is built here, never copied: the parent's PATH, HOME, LANG and TMPDIR (and
  *   what the caller adds), no system config or attributes, no replace objects (a
- *   `refs/replace/<commit>` could make git show another tree than the one named), no prompt,
- *   the C locale;
+ *   `refs/replace/<commit>` could make git show another tree than the one named) and no grafts
+ *   (`info/grafts` could give a commit other parents, and GIT_NO_REPLACE_OBJECTS does not turn
+ *   them off), no proxy program for git:// (`core.gitProxy`), no prompt, the C locale;
  * - every exit code is checked (an expected non-zero one is named by the caller).
+ *
+ * What it cannot override: programs the repository's config names per driver or per name
+ * (`filter.<driver>.*`, `merge.<driver>.driver`, `hook.<name>.command`, …) and alternates.
+ * Where the repository's `.git` is not one Terfyn or actions/checkout made (the Action's
+ * workspace), adapters/git/foreign-checkout.ts refuses it before git runs there.
  *
  * What it never does: decide which git commands are allowed (the branch writer's guard does),
  * or read a repository's configuration for a value it then trusts.
@@ -44,6 +50,11 @@ const FORCED_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_ATTR_NOSYSTEM: "1",
   GIT_NO_REPLACE_OBJECTS: "1",
+  // A graft file that cannot exist (a path below /dev/null): `info/grafts` is never read, and
+  // git prints no deprecation hint, which it does for any graft file it opens.
+  GIT_GRAFT_FILE: "/dev/null/terfyn-no-grafts",
+  // Set and empty: git uses no proxy program for git://, whatever `core.gitProxy` says.
+  GIT_PROXY_COMMAND: "",
   GIT_TERMINAL_PROMPT: "0",
   GIT_EDITOR: "true",
   GIT_PAGER: "cat",
