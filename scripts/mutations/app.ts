@@ -9,6 +9,42 @@ import type { Mutation } from "./mutation.ts";
 
 export const APP: Mutation[] = [
   {
+    group: "shared",
+    guard: "a shared head is success only when every pull request with it is acceptable",
+    file: "src/core/ci/decisions.ts",
+    find: "  if (others.length === 0) return own.status;",
+    replace: "  return own.status;",
+    test: "__tests__/shared-head.test.ts",
+    filter: "does not turn the head green",
+  },
+  {
+    group: "shared",
+    guard: "a project's check run on a shared head fails when another pull request's verdict fails",
+    file: "src/core/ci/decisions.ts",
+    find: "  return (others ?? []).some((o) => o.paths.some((p, i) => p === path && o.verdicts[i]?.failing));",
+    replace: "  return false;",
+    test: "__tests__/shared-head.test.ts",
+    filter: "fails when another one's verdict fails",
+  },
+  {
+    group: "shared",
+    guard: "the others cannot be listed: no success",
+    file: "src/core/ci/decisions.ts",
+    find: '    return own.status.state === "success"',
+    replace: '    return own.status.state === "never"',
+    test: "__tests__/shared-head.test.ts",
+    filter: "cannot be listed",
+  },
+  {
+    group: "shared",
+    guard: "a base change (edited with changes.base) re-plans",
+    file: "src/action/run.ts",
+    find: '        if (payload.action === "edited" && !(payload.changes as { base?: unknown })?.base) {',
+    replace: '        if (payload.action === "edited") {',
+    test: "__tests__/shared-head.test.ts",
+    filter: "re-plans when the base changes",
+  },
+  {
     group: "judge",
     guard: "without the base's .github/terfyn.yml the pull_request job counts no approval",
     file: "src/core/ci/judge-config.ts",
