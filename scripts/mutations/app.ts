@@ -9,6 +9,24 @@ import type { Mutation } from "./mutation.ts";
 
 export const APP: Mutation[] = [
   {
+    group: "auth",
+    guard: "the guard admits the installation-token route a GitHub App's Octokit sends first",
+    file: "src/adapters/github/gateway.ts",
+    find: '  "POST /app/installations/{installation_id}/access_tokens",\n',
+    replace: "",
+    test: "__tests__/app-auth.test.ts",
+    filter: "on github.com",
+  },
+  {
+    group: "auth",
+    guard: "a GitHub Enterprise next-page URL is judged without its /api/v3",
+    file: "src/adapters/github/gateway.ts",
+    find: "    ? path.slice(basePath.length)",
+    replace: "    ? path",
+    test: "__tests__/app-auth.test.ts",
+    filter: "on GitHub Enterprise",
+  },
+  {
     group: "shared",
     guard: "a shared head is success only when every pull request with it is acceptable",
     file: "src/core/ci/decisions.ts",

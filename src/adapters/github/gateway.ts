@@ -44,6 +44,9 @@ export const ALLOWED_ROUTES: readonly string[] = [
   "POST /repos/{owner}/{repo}/issues",
   "GET /repos/{owner}/{repo}/issues",
   "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+  // How a GitHub App's Octokit gets its installation token (with the App's JWT): every
+  // handler's first request makes it. Nothing else under /app is ever sent.
+  "POST /app/installations/{installation_id}/access_tokens",
 ];
 
 /** GraphQL mutations that must never be sent, whatever asks (checked on every request). */
@@ -92,10 +95,28 @@ export function refusal(method: string, url: string, body?: unknown): string | u
   return allowed ? undefined : `${m} ${url} is not a request Terfyn makes`;
 }
 
+/**
+ * A request's path as the routes above name it: without scheme and host, and without the base
+ * URL's own path (GitHub Enterprise's `/api/v3`, or `/api` for its GraphQL endpoint), which a
+ * paginated request's full next-page URL carries.
+ */
+export function routePath(url: string, baseUrl: string): string {
+  const path = url.replace(/^https?:\/\/[^/]+/, "");
+  let basePath = "";
+  try {
+    basePath = baseUrl ? new URL(baseUrl).pathname.replace(/\/+$/, "") : "";
+  } catch {
+    basePath = "";
+  }
+  return basePath !== "" && url !== path && path.startsWith(`${basePath}/`)
+    ? path.slice(basePath.length)
+    : path;
+}
+
 /** Installs the refusal hook: a refused request throws before anything is sent. */
 export function guardClient(client: GitHubClient): GitHubClient {
   client.hook.before("request", (o) => {
-    const url = String(o.url).replace(/^https?:\/\/[^/]+/, "");
+    const url = routePath(String(o.url), String((o as { baseUrl?: unknown }).baseUrl ?? ""));
     const expanded = url.replace(/\{(\w+)\}/g, (_m, k: string) =>
       encodeURIComponent(String((o as Record<string, unknown>)[k] ?? k)),
     );
