@@ -71,6 +71,7 @@ export const GATEWAY_METHODS = [
   "setCommitStatus",
   "collaboratorRole",
   "getPullRequest",
+  "listPullRequestCommits",
   "setLabels",
   "graphql",
   "addReaction",
