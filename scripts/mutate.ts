@@ -10,7 +10,9 @@
  *   tsx scripts/mutate.ts doctrine --only 7,8   # the guards of doctrines 7 and 8
  *
  * It edits files under src/ while it runs, so it refuses a working tree with uncommitted
- * changes to those files, and always puts the original bytes back (also on Ctrl-C).
+ * changes to those files, and always puts the original bytes back (also on Ctrl-C). A guard
+ * whose test runs the bundled Action (`bundle: true`) is built into dist/ before its test and
+ * dist/ is rebuilt once the guard is back, so dist/ must be clean too.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -41,7 +43,10 @@ const only = (() => {
   return new Set((process.argv[i + 1] ?? "").split(","));
 })();
 
-const files = [...new Set(M.map((m) => m.file))];
+const selected = M.filter((m) => !only || only.has(m.group));
+const bundled = selected.some((m) => m.bundle);
+// A mutation whose test runs the bundle rebuilds dist/, so dist/ must be clean too.
+const files = [...new Set(M.map((m) => m.file)), ...(bundled ? ["dist"] : [])];
 const dirty = spawnSync("git", ["status", "--porcelain", "--", ...files], {
   cwd: root,
   encoding: "utf8",
@@ -51,9 +56,16 @@ if (dirty !== "") {
   process.exit(2);
 }
 
-let current: { file: string; original: string } | undefined;
+/** Rebuilds dist/ from the sources as they are now; false when the build fails. */
+const rebuild = () =>
+  spawnSync("npx", ["tsx", "scripts/build-dist.ts"], { cwd: root, encoding: "utf8" }).status === 0;
+
+let current: { file: string; original: string; bundle: boolean } | undefined;
 const restore = () => {
-  if (current) writeFileSync(join(root, current.file), current.original);
+  if (current) {
+    writeFileSync(join(root, current.file), current.original);
+    if (current.bundle && !rebuild()) process.stderr.write("mutate: rebuilding dist/ failed\n");
+  }
   current = undefined;
 };
 for (const sig of ["SIGINT", "SIGTERM"] as const)
@@ -75,9 +87,14 @@ for (const m of M) {
     survived++;
     continue;
   }
-  current = { file: m.file, original };
+  current = { file: m.file, original, bundle: m.bundle === true };
   try {
     writeFileSync(path, original.replace(m.find, m.replace));
+    if (m.bundle && !rebuild()) {
+      process.stdout.write(`NO BUILD ${set} ${m.group}: ${m.guard} (dist/ did not build)\n`);
+      survived++;
+      continue;
+    }
     const r = spawnSync("npx", ["vitest", "run", m.test, "-t", m.filter], {
       cwd: root,
       env: { ...process.env, TERFYN_FROM_SOURCE: "1" },
