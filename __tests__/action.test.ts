@@ -20,7 +20,7 @@ import {
   runAction,
 } from "./helpers/action-harness.ts";
 import { EXAMPLE, edit, grant, prRepo, write } from "./helpers/example-project.ts";
-import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
+import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
 
 const GOLDEN = join(import.meta.dirname, "golden", "action");
 
@@ -87,6 +87,10 @@ async function openPr(
     ...(sha ? { sha } : {}),
   });
 }
+
+/** The plan job's sticky comments (each ends with its record of who pushed the head). */
+const stickies = (gh: ReturnType<typeof fakeGitHub>) =>
+  gh.comments.filter((c) => c.body.startsWith("<!-- terfyn:plan project="));
 
 const planComment = (gh: ReturnType<typeof fakeGitHub>, project = "agents") =>
   gh.comments.find((c) => c.body.startsWith(`<!-- terfyn:plan project=${project} -->`));
@@ -478,12 +482,15 @@ describe("approvals by comment", () => {
   const deployer =
     "agent Deployer {\n  input CodingState\n  output CodingState\n  grants {\n    tool.workspace.run_tests\n  }\n}\n";
   const widened = () => prRepo((p) => write(p, "deployer.agent", deployer));
+  /** The sticky comments each repository's plan job left (with its record of the pusher). */
+  const planned = new WeakMap<object, FakeComment[]>();
 
   async function hashOf(r: { repo: string; base: string; head: string }) {
     const gh = fakeGitHub();
     const run = await openPr(r, gh, { "fail-on": "widening" });
     gh.done();
     expect(run.failed).toBe(true);
+    planned.set(r, stickies(gh));
     return run.outputs["plan-hash"] as string;
   }
 
@@ -495,6 +502,9 @@ describe("approvals by comment", () => {
     extra: { type?: string; action?: string; approvers?: string } = {},
   ) {
     gh.pr ??= { headSha: r.head, baseSha: r.base, author: "alice" };
+    // The issue_comment job runs after the plan job: its sticky comment is on the pull request.
+    if (gh.comments.length === 0)
+      gh.comments.push(...(planned.get(r) ?? []).map((c) => ({ ...c })));
     const c = humanComment(user, body);
     if (extra.type) c.user.type = extra.type;
     gh.comments.push(c);
@@ -596,7 +606,9 @@ describe("approvals by comment", () => {
       gh.done();
       expect(run.failed).toBe(false);
       expect(gh.statuses).toEqual([]);
-      const replies = gh.comments.filter((c) => c.user.login === "github-actions[bot]");
+      const replies = gh.comments.filter(
+        (c) => c.user.login === "github-actions[bot]" && !c.body.startsWith("<!-- terfyn:plan"),
+      );
       expect(replies).toHaveLength(1);
       expect(replies[0]!.body).toContain("❌ Not approved");
       expect(replies[0]!.body).toContain(x.expect);
@@ -685,6 +697,7 @@ describe("approvals by comment", () => {
     const gh = fakeGitHub({
       roles: { bob: { role_name: "write", permission: "write" } },
       pr: { headSha: head, baseSha: base, author: "alice" },
+      comments: stickies(first),
     });
     const c = humanComment("bob", `/terfyn approve ${hashOne}`);
     gh.comments.push(c);
@@ -749,7 +762,7 @@ describe("the comment cannot be forged through repository values", () => {
       if ("children" in n) for (const c of n.children) visit(c as Nodes);
       if (n.type === "html")
         expect(n.value).toMatch(
-          /^(<!-- terfyn:plan project=agents -->|<details><summary>[^<]*<\/summary>|<\/details>)$/,
+          /^(<!-- terfyn:plan project=agents -->|<!-- terfyn:pushed-by [0-9a-f]{40} Codertocat -->|<details><summary>[^<]*<\/summary>|<\/details>)$/,
         );
       if (n.type === "heading") expect(n.depth).toBe(3);
     };

@@ -10,9 +10,10 @@
  *   tsx scripts/mutate.ts doctrine --only 7,8   # the guards of doctrines 7 and 8
  *
  * It edits files under src/ while it runs, so it refuses a working tree with uncommitted
- * changes to those files, and always puts the original bytes back (also on Ctrl-C). A test
- * that runs the bundled Action (dist/, through the harness's runAction) sees a guard removed
- * only in the bundle: for those, dist/ is rebuilt with the mutant and again after the restore.
+ * changes to those files, and always puts the original bytes back (also on Ctrl-C). A guard
+ * whose test runs the bundled Action (`bundle: true`, or a test file that calls the harness's
+ * runAction) is built into dist/ before its test and dist/ is rebuilt once the guard is back,
+ * so dist/ must be clean too.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -43,7 +44,12 @@ const only = (() => {
   return new Set((process.argv[i + 1] ?? "").split(","));
 })();
 
-const files = [...new Set(M.map((m) => m.file))];
+const selected = M.filter((m) => !only || only.has(m.group));
+const bundled = selected.some(
+  (m) => m.bundle || readFileSync(join(root, m.test), "utf8").includes("runAction("),
+);
+// A mutation whose test runs the bundle rebuilds dist/, so dist/ must be clean too.
+const files = [...new Set(M.map((m) => m.file)), ...(bundled ? ["dist"] : [])];
 const dirty = spawnSync("git", ["status", "--porcelain", "--", ...files], {
   cwd: root,
   encoding: "utf8",
@@ -53,19 +59,17 @@ if (dirty !== "") {
   process.exit(2);
 }
 
-/** Rebuilds dist/ from the source as it is now (scripts/build-dist.ts, a few seconds). */
-const build = () => {
-  const b = spawnSync("npx", ["tsx", "scripts/build-dist.ts"], { cwd: root, encoding: "utf8" });
-  if (b.status !== 0) throw new Error(`mutate: rebuilding dist failed:\n${b.stderr}`);
-};
+/** Rebuilds dist/ from the sources as they are now; false when the build fails. */
+const rebuild = () =>
+  spawnSync("npx", ["tsx", "scripts/build-dist.ts"], { cwd: root, encoding: "utf8" }).status === 0;
 /** Whether a test file runs the bundled Action (the harness imports dist/index.js). */
 const runsBundle = (test: string) => readFileSync(join(root, test), "utf8").includes("runAction(");
 
-let current: { file: string; original: string; rebuilt: boolean } | undefined;
+let current: { file: string; original: string; bundle: boolean } | undefined;
 const restore = () => {
   if (current) {
     writeFileSync(join(root, current.file), current.original);
-    if (current.rebuilt) build();
+    if (current.bundle && !rebuild()) process.stderr.write("mutate: rebuilding dist/ failed\n");
   }
   current = undefined;
 };
@@ -88,11 +92,15 @@ for (const m of M) {
     survived++;
     continue;
   }
-  const rebuilt = runsBundle(m.test);
-  current = { file: m.file, original, rebuilt };
+  const bundle = m.bundle === true || runsBundle(m.test);
+  current = { file: m.file, original, bundle };
   try {
     writeFileSync(path, original.replace(m.find, m.replace));
-    if (rebuilt) build();
+    if (bundle && !rebuild()) {
+      process.stdout.write(`NO BUILD ${set} ${m.group}: ${m.guard} (dist/ did not build)\n`);
+      survived++;
+      continue;
+    }
     const r = spawnSync("npx", ["vitest", "run", m.test, "-t", m.filter], {
       cwd: root,
       env: { ...process.env, TERFYN_FROM_SOURCE: "1" },

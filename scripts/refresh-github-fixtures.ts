@@ -25,6 +25,7 @@ export const OPERATIONS: [method: string, path: string][] = [
   ["get", "/repos/{owner}/{repo}/collaborators/{username}/permission"],
   ["get", "/repos/{owner}/{repo}/pulls/{pull_number}"],
   ["get", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls"],
+  ["get", "/repos/{owner}/{repo}/pulls/{pull_number}/commits"],
   ["post", "/repos/{owner}/{repo}/statuses/{sha}"],
   ["get", "/repos/{owner}/{repo}/commits/{ref}/statuses"],
   ["put", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],

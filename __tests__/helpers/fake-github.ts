@@ -1,6 +1,7 @@
 /**
  * A stateful fake of the GitHub REST routes the Action uses, on nock (no network): issue
- * comments, check runs, commit statuses, collaborator roles, the pull request, labels. Tests
+ * comments, check runs, commit statuses, collaborator roles, the pull request and its commits,
+ * labels. Tests
  * set the state, run the bundled Action, and read what it did. Every request is also checked
  * against the OpenAPI fixture by the harness.
  */
@@ -29,6 +30,13 @@ export interface FakeState {
     number,
     { headSha: string; baseSha: string; author: string; baseRef: string; state?: string }
   >;
+  /**
+   * The pull request's commits as GET …/pulls/{n}/commits lists them (logins, or null when
+   * GitHub maps none). Default: one commit, the head, by the PR's author, committed by web-flow.
+   */
+  prCommits?: { sha: string; author: string | null; committer: string | null }[];
+  /** The `commits` count GET …/pulls/{n} reports; default: the length of the commit list. */
+  prCommitCount?: number;
   /** The token's identity (the author of what the Action posts). */
   me: string;
   /** Status codes to answer instead, per route key (e.g. "POST comments"). */
@@ -56,6 +64,10 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
   };
   const R = `/repos/${OWNER}/${REPO}`;
   const failing = (key: string) => s.fail[key];
+  const commitsOf = () =>
+    s.prCommits ??
+    (s.pr ? [{ sha: s.pr.headSha, author: s.pr.author, committer: "web-flow" }] : []);
+  const user = (login: string | null) => (login ? { login, type: "User" } : null);
   const scope = nock(API)
     .persist()
     .get(new RegExp(`^${R}/issues/\\d+/comments`))
@@ -182,7 +194,26 @@ export function fakeGitHub(initial: Partial<FakeState> = {}): FakeState & { done
           user: { login: pr.author },
           merge_commit_sha: pr.mergeSha ?? null,
           labels: s.labels.map((name) => ({ name })),
+          commits: s.prCommitCount ?? commitsOf().length,
         },
+      ];
+    })
+    .get(new RegExp(`^${R}/pulls/\\d+/commits(\\?.*)?$`))
+    .reply(() => {
+      s.requests.push("GET pull commits");
+      if (failing("GET pull commits")) return [failing("GET pull commits")!, { message: "boom" }];
+      if (!s.pr) return [404, { message: "Not Found" }];
+      // GitHub lists at most 250 commits, oldest first.
+      return [
+        200,
+        commitsOf()
+          .slice(0, 250)
+          .map((c) => ({
+            sha: c.sha,
+            commit: { message: "change", author: { name: "x" }, committer: { name: "y" } },
+            author: user(c.author),
+            committer: user(c.committer),
+          })),
       ];
     })
     .put(new RegExp(`^${R}/issues/\\d+/labels$`))

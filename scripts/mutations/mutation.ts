@@ -10,4 +10,9 @@ export interface Mutation {
   test: string;
   /** vitest's -t filter: the test (or tests) that must fail. */
   filter: string;
+  /**
+   * The test runs the bundled Action (dist/index.js): the bundle is rebuilt with the guard
+   * removed, and again once the guard is back.
+   */
+  bundle?: boolean;
 }

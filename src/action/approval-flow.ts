@@ -1,8 +1,11 @@
 /**
  * The `issue_comment` flow: `/terfyn approve sha256:…` on a pull request. Only a `created`
  * comment counts (an edit or a deletion never approves). The approval counts only from a person
- * (never a bot, never the token's own identity, never the PR's author) whose repository role
- * meets `approvers`, only as a line of its own in the comment's prose, and only for a hash a
+ * (never a bot, never the token's own identity) who did not change the pull request (not its
+ * author, not the author or committer of any of its commits, not whoever pushed its head: see
+ * core/approvals/changers.ts; the pusher is read from the record the `pull_request` job left in
+ * its own sticky comment, and without one nothing approves) whose repository role meets
+ * `approvers`, only as a line of its own in the comment's prose, and only for a hash a
  * project's current plan has. It approves that one project's plan. An accepted approval is
  * answered and the pull request is re-evaluated in the same run: that project's check run and
  * sticky comment say "approved by @login (role)" and the `terfyn/approval` status moves, so
@@ -17,10 +20,11 @@ import {
   meetsPermission,
   parseApprovalComment,
 } from "../core/approvals/approval-comment.ts";
+import { trustedPushRecord } from "../core/approvals/changers.ts";
 import { mdCode } from "../core/render/markdown-escape.ts";
 import { projectLabel } from "../core/render/pr-report.ts";
 import { judgeFor } from "./judge.ts";
-import { planTarget, reportFlow } from "./report-flow.ts";
+import { planTarget, readChangers, reportFlow } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
 import { otherPullRequestsWithHead } from "./shared-head.ts";
 import { pullRequestTargetFromApi } from "./targets.ts";
@@ -74,6 +78,27 @@ export async function approvalCommentFlow(
   const outcomes = await planTarget(ctx.repoRoot, target, inputs.projects);
   const current = outcomes.flatMap((o) => (o.plan ? [{ path: o.path, hash: o.plan.hash }] : []));
   const me = await gateway.identity();
+  // Who changed the pull request: its commits from the API, its pusher from the record the
+  // pull_request job left in Terfyn's own sticky comment for this head (only ours is trusted).
+  let changers: Awaited<ReturnType<typeof readChangers>>;
+  try {
+    const comments = await gateway.listIssueComments(number);
+    changers = await readChangers(
+      gateway,
+      {
+        number,
+        headSha: pr.headSha,
+        author: pr.author,
+        ...(pr.commits !== undefined ? { commits: pr.commits } : {}),
+      },
+      trustedPushRecord(comments, me, pr.headSha),
+    );
+  } catch (e) {
+    changers = {
+      known: false,
+      reason: `${describeApiError(e, "reading the pull request's comments")}, so the Action cannot tell who pushed its head`,
+    };
+  }
   const verdict = judgeApprovalComment(
     {
       body,
@@ -85,6 +110,7 @@ export async function approvalCommentFlow(
       prAuthor: pr.author,
       botLogins: me ? [me] : [],
       currentHashes: current.map((c) => c.hash),
+      changers,
     },
   );
   if (!verdict) return {};
@@ -132,6 +158,7 @@ export async function approvalCommentFlow(
   const result = await reportFlow(settings, target, outcomes, gateway, {
     extraApprovals: [{ hash: verdict.hash, login: author, role: role.name }],
     sharedHead: { others },
+    changers,
   });
   return result.failed ? { failed: result.failed } : {};
 }

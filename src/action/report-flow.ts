@@ -12,7 +12,20 @@ import { join } from "node:path";
 import * as core from "@actions/core";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway, IssueComment } from "../adapters/github/gateway.ts";
-import { judgeApprovalComment, meetsPermission } from "../core/approvals/approval-comment.ts";
+import {
+  judgeApprovalComment,
+  meetsPermission,
+  parseApprovalComment,
+} from "../core/approvals/approval-comment.ts";
+import {
+  type Changers,
+  type CommitList,
+  changersOf,
+  nextPushRecord,
+  type PushRecord,
+  pushRecordLine,
+  trustedPushRecord,
+} from "../core/approvals/changers.ts";
 import {
   anyWidened,
   approvalStatus,
@@ -114,14 +127,52 @@ export async function planTarget(
   return outcomes;
 }
 
-/** Valid approvals among a pull request's comments (role checked through the API, cached). */
+/**
+ * Who changed the pull request and may not approve it (core/approvals/changers.ts): its
+ * commits' authors and committers read from the API now, the pusher from `pushers`. A list that
+ * cannot be read completely makes them unknown, and then nothing approves.
+ */
+export async function readChangers(
+  gateway: GitHubGateway,
+  pr: { number: number; headSha: string; author: string; commits?: number },
+  pushers: PushRecord | undefined,
+): Promise<Changers> {
+  let commits: CommitList;
+  try {
+    commits = { ok: true, commits: await gateway.listPullRequestCommits(pr.number) };
+  } catch (e) {
+    commits = { ok: false, error: describeApiError(e, "listing the pull request's commits") };
+  }
+  return changersOf({
+    prAuthor: pr.author,
+    headSha: pr.headSha,
+    ...(pr.commits !== undefined ? { reportedCommits: pr.commits } : {}),
+    commits,
+    pushers,
+  });
+}
+
+/**
+ * Valid approvals among a pull request's comments (role checked through the API, cached).
+ * `changers` is asked only when a comment holds an approval command, so a pull request without
+ * approvals costs no extra call.
+ */
 export async function approvalsFrom(
   gateway: GitHubGateway,
   comments: readonly IssueComment[],
-  ctx: { prAuthor: string; approvers: Settings["approvers"]; currentHashes: readonly string[] },
+  ctx: {
+    prAuthor: string;
+    approvers: Settings["approvers"];
+    currentHashes: readonly string[];
+    changers: () => Promise<Changers>;
+  },
 ): Promise<Approval[]> {
   const out: Approval[] = [];
-  for (const c of comments) {
+  const commands = comments.filter((c) => parseApprovalComment(c.body)?.kind === "approve");
+  if (commands.length === 0) return out;
+  const changers = await ctx.changers();
+  if (!changers.known) core.warning(`terfyn: no approval counts: ${changers.reason}`);
+  for (const c of commands) {
     const verdict = judgeApprovalComment(
       {
         body: c.body,
@@ -129,9 +180,13 @@ export async function approvalsFrom(
         authorType: c.authorType,
         edited: c.updatedAt !== c.createdAt,
       },
-      { prAuthor: ctx.prAuthor, botLogins: [], currentHashes: ctx.currentHashes },
+      { prAuthor: ctx.prAuthor, botLogins: [], currentHashes: ctx.currentHashes, changers },
     );
-    if (!verdict?.ok) continue;
+    if (!verdict?.ok) {
+      if (changers.known && verdict)
+        core.info(`terfyn: @${c.author}'s approval does not count: ${verdict.reason}`);
+      continue;
+    }
     // The token's own comments never approve (a personal token is a "User"); looked up only
     // when a candidate exists, so a pull request without approvals costs no extra call.
     if (c.author === (await gateway.identity())) continue;
@@ -201,6 +256,7 @@ export async function reportFlow(
      * they could not be listed. Absent when the target is no pull request.
      */
     sharedHead?: { others: SharedHeadPullRequest[] | undefined };
+    changers?: Changers;
   } = {},
 ): Promise<FlowResult> {
   const runUrl = workflowRunUrl();
@@ -209,6 +265,19 @@ export async function reportFlow(
   let comments: IssueComment[] | undefined;
   let approvals: Approval[] = [...(options.extraApprovals ?? [])];
   let readOnly = false;
+  // Who pushed the head: this event's sender (when it pushed) and the record Terfyn's own
+  // sticky comment keeps for this head; written back into the sticky comment. Asked lazily: the
+  // token's identity is usually known by then.
+  let record: Promise<PushRecord | undefined> | undefined;
+  const pushRecord = () =>
+    (record ??= (async () =>
+      pr
+        ? nextPushRecord(
+            trustedPushRecord(comments ?? [], await gateway.identity(), pr.headSha),
+            pr.headSha,
+            pr.pusher,
+          )
+        : undefined)());
   if (pr) {
     try {
       comments = await gateway.listIssueComments(pr.number);
@@ -222,6 +291,8 @@ export async function reportFlow(
             prAuthor: pr.author,
             approvers: settings.approvers,
             currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
+            changers: async () =>
+              options.changers ?? (await readChangers(gateway, pr, await pushRecord())),
           })),
         );
     } catch (e) {
@@ -270,7 +341,14 @@ export async function reportFlow(
     }
     if (pr && comments && settings.comment !== "never" && !readOnly) {
       try {
-        const url = await upsertComment(gateway, pr.number, report, comments, settings.comment);
+        const url = await upsertComment(
+          gateway,
+          pr.number,
+          report,
+          comments,
+          settings.comment,
+          await pushRecord(),
+        );
         if (url) commentUrls.push(url);
       } catch (e) {
         readOnly = true;
@@ -358,13 +436,16 @@ async function upsertComment(
   report: ProjectReport,
   comments: readonly IssueComment[],
   mode: "changes" | "always",
+  pushed: PushRecord | undefined,
 ): Promise<string | undefined> {
   const marker = stickyMarker(report.path);
-  const body = renderProjectReport(report, {
+  const rendered = renderProjectReport(report, {
     budget: COMMENT_BUDGET - 100,
     marker,
     fullPlanAt: "the full plan is in the workflow run's job summary",
   });
+  // The hidden last line the issue_comment job trusts (core/approvals/changers.ts).
+  const body = pushed ? `${rendered}${pushRecordLine(pushed)}\n` : rendered;
   const action = commentAction({
     mode,
     verdict: report.outcome.verdict,

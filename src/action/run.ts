@@ -140,9 +140,11 @@ export async function run(options: RunOptions = {}): Promise<void> {
               user?: { login?: string };
               merge_commit_sha?: string | null;
               labels?: { name?: string }[];
+              commits?: number;
             }
           | undefined;
         if (!pr) throw new Error(`the ${eventName} event has no pull_request payload`);
+        const pusher = targets.pusherOf(payload);
         target = await targets.pullRequestTarget(
           repoRoot,
           {
@@ -152,6 +154,8 @@ export async function run(options: RunOptions = {}): Promise<void> {
             author: pr.user?.login ?? "",
             labels: (pr.labels ?? []).flatMap((l) => (l.name ? [l.name] : [])),
             ...(pr.head.repo?.full_name ? { headRepo: pr.head.repo.full_name } : {}),
+            ...(typeof pr.commits === "number" ? { commits: pr.commits } : {}),
+            ...(pusher ? { pusher } : {}),
             // On pull_request, GITHUB_SHA is GitHub's test merge commit.
             mergeCandidates: [
               eventName === "pull_request" ? context.sha : undefined,

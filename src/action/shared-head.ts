@@ -7,10 +7,11 @@
 import * as core from "@actions/core";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway } from "../adapters/github/gateway.ts";
+import { trustedPushRecord } from "../core/approvals/changers.ts";
 import type { SharedHeadPullRequest } from "../core/ci/decisions.ts";
-import { decideOutcome } from "../core/ci/outcome.ts";
+import { type Approval, decideOutcome } from "../core/ci/outcome.ts";
 import { judgeFor } from "./judge.ts";
-import { approvalsFrom, planTarget } from "./report-flow.ts";
+import { approvalsFrom, planTarget, readChangers } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
 import { type PlanTarget, pullRequestTargetFromApi } from "./targets.ts";
 
@@ -40,13 +41,28 @@ export async function otherPullRequestsWithHead(
       const t = await pullRequestTargetFromApi(repoRoot, other.number, pr, core.info);
       const outcomes = await planTarget(repoRoot, t, inputs.projects);
       const judged = await judgeFor(repoRoot, t.prior, inputs, untrustedInputs);
-      const approvals = judged.countsApprovals
-        ? await approvalsFrom(gateway, await gateway.listIssueComments(other.number), {
-            prAuthor: pr.author,
-            approvers: judged.settings.approvers,
-            currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
-          })
-        : [];
+      let approvals: Approval[] = [];
+      if (judged.countsApprovals) {
+        const comments = await gateway.listIssueComments(other.number);
+        // Its changers, as its own job would find them (its own pushers' record).
+        const record = trustedPushRecord(comments, await gateway.identity(), headSha);
+        approvals = await approvalsFrom(gateway, comments, {
+          prAuthor: pr.author,
+          approvers: judged.settings.approvers,
+          currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
+          changers: () =>
+            readChangers(
+              gateway,
+              {
+                number: other.number,
+                headSha,
+                author: pr.author,
+                ...(typeof pr.commits === "number" ? { commits: pr.commits } : {}),
+              },
+              record,
+            ),
+        });
+      }
       out.push({
         number: other.number,
         base: other.base,

@@ -8,6 +8,7 @@
  */
 import { ensureCommit } from "../adapters/git/ensure-commit.ts";
 import { mergeResult } from "../adapters/git/merge-result.ts";
+import { PUSH_ACTIONS } from "../core/approvals/changers.ts";
 import type { Revisions } from "../core/render/pr-report.ts";
 
 export interface PlanTarget {
@@ -21,10 +22,16 @@ export interface PlanTarget {
   conflicts: string[];
   pullRequest?: {
     number: number;
+    /** The head commit (its commits' authors and its pusher may not approve). */
+    headSha: string;
     author: string;
     labels: string[];
     /** "owner/name" of the head repository; differs from the base's on a fork. */
     headRepo?: string;
+    /** How many commits the pull request has, as GitHub reported it. */
+    commits?: number;
+    /** Who pushed the head: the sender of an `opened`, `synchronize` or `reopened` event. */
+    pusher?: string;
   };
 }
 
@@ -48,6 +55,8 @@ export async function pullRequestTarget(
     author: string;
     labels: string[];
     headRepo?: string;
+    commits?: number;
+    pusher?: string;
     mergeCandidates: (string | undefined)[];
   },
   log: (m: string) => void,
@@ -81,11 +90,26 @@ export async function pullRequestTarget(
     conflicts: merge.conflicts,
     pullRequest: {
       number: pr.number,
+      headSha: head,
       author: pr.author,
       labels: pr.labels,
       ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+      ...(typeof pr.commits === "number" ? { commits: pr.commits } : {}),
+      ...(pr.pusher ? { pusher: pr.pusher } : {}),
     },
   };
+}
+
+/**
+ * Who pushed the head a `pull_request` event brings: its sender when the event is `opened`,
+ * `synchronize` or `reopened` (another action, e.g. `labeled`, pushed nothing). The
+ * `issue_comment` job reads it back from the sticky comment (core/approvals/changers.ts).
+ */
+export function pusherOf(payload: Record<string, unknown>): string | undefined {
+  const sender = (payload.sender as { login?: unknown } | null | undefined)?.login;
+  return PUSH_ACTIONS.includes(String(payload.action)) && typeof sender === "string" && sender
+    ? sender
+    : undefined;
 }
 
 /** A pull request read from the API (never from an artifact), planned as `pull_request` is. */
@@ -99,6 +123,7 @@ export function pullRequestTargetFromApi(
     labels: string[];
     headRepo?: string;
     mergeCommitSha?: string;
+    commits?: number;
   },
   log: (m: string) => void,
 ): Promise<PlanTarget> {
@@ -111,6 +136,7 @@ export function pullRequestTargetFromApi(
       author: pr.author,
       labels: pr.labels,
       ...(pr.headRepo ? { headRepo: pr.headRepo } : {}),
+      ...(typeof pr.commits === "number" ? { commits: pr.commits } : {}),
       mergeCandidates: [pr.mergeCommitSha],
     },
     log,

@@ -36,6 +36,7 @@ export const ALLOWED_ROUTES: readonly string[] = [
   "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
   "GET /repos/{owner}/{repo}/pulls/{pull_number}",
   "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
   "PUT /repos/{owner}/{repo}/issues/{issue_number}/labels",
   "GET /user",
   "POST /graphql",
@@ -170,9 +171,18 @@ export interface GitHubGateway {
     headRepo?: string;
     /** The head branch's name (in headRepo). */
     headRef?: string;
+    /** How many commits the pull request has, as GitHub reports it. */
+    commits?: number;
   }>;
   /** The open pull requests whose head is exactly `sha` (the commit's statuses are theirs too). */
   openPullRequestsWithHead(sha: string): Promise<{ number: number; base: string }[]>;
+  /**
+   * The pull request's commits, oldest first, with the logins GitHub maps their author and
+   * committer to (absent when it maps none). GitHub lists at most 250.
+   */
+  listPullRequestCommits(
+    number: number,
+  ): Promise<{ sha: string; author?: string; committer?: string }[]>;
   setLabels(issue: number, labels: readonly string[]): Promise<void>;
   /** One of the documents in graphql-documents.ts (any other is refused before it is sent). */
   graphql<T>(document: string, variables: Record<string, unknown>): Promise<T>;
@@ -311,6 +321,7 @@ export function gatewayForClient(
         labels: r.data.labels.map((l) => l.name),
         ...(r.data.head.repo?.full_name ? { headRepo: r.data.head.repo.full_name } : {}),
         headRef: r.data.head.ref,
+        ...(typeof r.data.commits === "number" ? { commits: r.data.commits } : {}),
       };
     },
     async openPullRequestsWithHead(sha) {
@@ -322,6 +333,18 @@ export function gatewayForClient(
       return all
         .filter((p) => p.state === "open" && p.head.sha === sha)
         .map((p) => ({ number: p.number, base: p.base.ref }));
+    },
+    async listPullRequestCommits(number) {
+      const items = await client.paginate(client.rest.pulls.listCommits, {
+        ...repo,
+        pull_number: number,
+        per_page: 100,
+      });
+      return items.map((c) => ({
+        sha: c.sha,
+        ...(c.author?.login ? { author: c.author.login } : {}),
+        ...(c.committer?.login ? { committer: c.committer.login } : {}),
+      }));
     },
     async setLabels(issue, labels) {
       await client.rest.issues.setLabels({ ...repo, issue_number: issue, labels: [...labels] });

@@ -72,6 +72,7 @@ export const GATEWAY_METHODS = [
   "collaboratorRole",
   "getPullRequest",
   "openPullRequestsWithHead",
+  "listPullRequestCommits",
   "setLabels",
   "graphql",
   "addReaction",

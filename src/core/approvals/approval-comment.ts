@@ -7,6 +7,7 @@
  */
 import type { Nodes, Parent, PhrasingContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
+import type { Changers } from "./changers.ts";
 
 /** A whole prose line that approves: `/terfyn approve sha256:<64 hex>`. */
 export const APPROVE_LINE = /^\/terfyn[ \t]+approve[ \t]+(sha256:[0-9a-f]{64})$/;
@@ -152,11 +153,17 @@ export type ApprovalVerdict =
 
 /**
  * Whether a comment approves one of `currentHashes` (the role is checked separately, through
- * the API). Refusals say why, for the reply.
+ * the API). Refusals say why, for the reply. `changers` (changers.ts) are who changed the pull
+ * request and may not approve it; when they cannot be known, nothing approves.
  */
 export function judgeApprovalComment(
   c: CommentFacts,
-  ctx: { prAuthor: string; botLogins: readonly string[]; currentHashes: readonly string[] },
+  ctx: {
+    prAuthor: string;
+    botLogins: readonly string[];
+    currentHashes: readonly string[];
+    changers?: Changers;
+  },
 ): ApprovalVerdict | undefined {
   const command = parseApprovalComment(c.body);
   if (!command) return undefined;
@@ -194,5 +201,10 @@ export function judgeApprovalComment(
       hash: command.hash,
     };
   }
+  // Whoever changed the pull request may not approve it; when that cannot be known, nobody may.
+  if (ctx.changers && !ctx.changers.known)
+    return { ok: false, reason: ctx.changers.reason, hash: command.hash };
+  const changed = ctx.changers?.excluded.get(c.author.toLowerCase());
+  if (changed) return { ok: false, reason: changed, hash: command.hash };
   return { ok: true, hash: command.hash };
 }

@@ -21,9 +21,12 @@ export interface PlannedProject {
   tests: { failed: number };
 }
 
+/** How every sticky comment's hidden marker starts. */
+export const STICKY_PREFIX = "<!-- terfyn:plan project=";
+
 /** The sticky comment's hidden marker: one per project. */
 export function stickyMarker(projectPath: string): string {
-  return `<!-- terfyn:plan project=${encodeURIComponent(projectPath)} -->`;
+  return `${STICKY_PREFIX}${encodeURIComponent(projectPath)} -->`;
 }
 
 /** One approval per plan hash, the first given (the extra approvals come before the comments'). */
