@@ -221,7 +221,7 @@ function footer(r: ProjectReport): string {
   if (r.outcome.approvable && r.plan) {
     lines.push(
       "",
-      `To approve this plan, a person with the **${r.approvers}** role or higher (not the pull request's author, not a bot) comments, on a line of its own:`,
+      `To approve this plan, a person with the **${r.approvers}** role or higher (not a bot, and not anyone who changed this pull request: its author, a commit's author or committer, or whoever pushed its head) comments, on a line of its own:`,
       "",
       mdFence(`/terfyn approve ${r.plan.hash}`, ""),
     );
