@@ -171,7 +171,7 @@ describe("the App server's budget settings", () => {
       const r = start({ TERFYN_APP_SLUG: "terfyn-test", TERFYN_APP_MAX_TOKENS: v });
       expect(r.status, v).toBe(1);
       expect(r.stderr).toContain(
-        `terfyn app: TERFYN_APP_MAX_TOKENS must be a positive integer, not ${JSON.stringify(v)}`,
+        `terfyn app: cannot start:\n  - TERFYN_APP_MAX_TOKENS must be a positive integer, not ${JSON.stringify(v)}`,
       );
     }
   }, 120_000);

@@ -1,7 +1,7 @@
 /**
  * The App's real server (src/app/server.ts, the package's start script) started as its own
  * process for the startup checks that stop it: only PATH and HOME from this environment, the
- * slug set, then `env`. Its exit, stdout and stderr.
+ * App's credentials and slug set, then `env`. Its exit, stdout and stderr.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -16,6 +16,10 @@ export function startAppServer(env: Record<string, string>): SpawnSyncReturns<st
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: process.env.HOME ?? "/",
+        // Credentials, so the App starts as itself (none at all is the setup flow).
+        APP_ID: "1",
+        PRIVATE_KEY: "not-read-before-the-startup-checks",
+        WEBHOOK_SECRET: "test-secret",
         TERFYN_APP_SLUG: "terfyn-test",
         ...env,
       },

@@ -11,6 +11,33 @@ import type { Mutation } from "./mutation.ts";
 export const APP: Mutation[] = [
   {
     group: "auth",
+    guard: "the App does not start without a webhook secret",
+    file: "src/core/app/app-env.ts",
+    find: '  if (!set(env, "WEBHOOK_SECRET"))',
+    replace: "  if (false)",
+    test: "__tests__/app-env.test.ts",
+    filter: "names every problem",
+  },
+  {
+    group: "auth",
+    guard: "no credentials at all is the setup flow, which needs no slug",
+    file: "src/core/app/app-env.ts",
+    find: '    return { mode: "setup", problems: [...problems, ...settings] };',
+    replace: '    return { mode: "app", problems: [...problems, ...settings] };',
+    test: "__tests__/app-env.test.ts",
+    filter: "starts the setup flow",
+  },
+  {
+    group: "auth",
+    guard: "without TERFYN_APP_SLUG the slug comes from GET /app",
+    file: "src/app/server.ts",
+    find: "  if (given) return given;",
+    replace: '  return given ?? "";',
+    test: "__tests__/app-env.test.ts",
+    filter: "reads the slug from GET /app",
+  },
+  {
+    group: "auth",
     guard: "the guard admits the installation-token route a GitHub App's Octokit sends first",
     file: "src/adapters/github/gateway.ts",
     find: '  "POST /app/installations/{installation_id}/access_tokens",\n',

@@ -1,7 +1,9 @@
 /**
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
- * WEBHOOK_SECRET from the environment or .env). TERFYN_APP_SLUG names the App (its bot login is
- * `<slug>[bot]`). Review runs execute in a worker process this server forks (worker-runner.ts),
+ * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). Every
+ * setting is checked first (core/app/app-env.ts), one message naming each problem.
+ * TERFYN_APP_SLUG names the App (its bot login is `<slug>[bot]`); unset, it is read from
+ * `GET /app`. Review runs execute in a worker process this server forks (worker-runner.ts),
  * whose environment holds none of the App's secrets: their files go under
  * TERFYN_APP_RUNS_DIR (default: the OS temp directory's terfyn-app-runs; it must survive
  * between webhook events, so point it at a persistent disk); the agents' models come from
@@ -18,48 +20,55 @@
  * it behind another Node server, mount `createNodeMiddleware(terfynApp(...), { probot })`.
  */
 
-import { run } from "probot";
+import { createProbot, run } from "probot";
 import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
+import { appEnvMessage, checkAppEnv } from "../core/app/app-env.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
-const appSlug = process.env.TERFYN_APP_SLUG;
-if (!appSlug) {
-  process.stderr.write(
-    "terfyn app: set TERFYN_APP_SLUG to the App's slug (its bot login is <slug>[bot])\n",
-  );
-  process.exit(1);
-}
-
-/** A setting that is a whole number of at least `min`, or unset (the default); else the App stops. */
-function integerSetting(name: string, min = 1): number | undefined {
-  const v = process.env[name];
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min) {
-    process.stderr.write(
-      `terfyn app: ${name} must be ${min === 1 ? "a positive integer" : `an integer of at least ${min}`}, not ${JSON.stringify(v)}\n`,
-    );
-    process.exit(1);
-  }
-  return n;
-}
-
-// Read before anything starts, so a wrong value stops the App at once.
-const maxModelCalls = integerSetting("TERFYN_APP_MAX_MODEL_CALLS");
-const maxTokens = integerSetting("TERFYN_APP_MAX_TOKENS");
-// At least two of a holder's 30-second heartbeats: a live holder is never judged stale.
-const lockStaleSeconds = integerSetting("TERFYN_LOCK_STALE_SECONDS", 60);
-
-let placement: Placement;
+// Everything the App needs from its environment, checked at once: one message names every
+// problem. No credentials at all is Probot's setup (manifest) flow, which registers the App.
+const envCheck = checkAppEnv(process.env);
+let placement: Placement = { kind: "in-process" };
 try {
   placement = placementFromEnv(process.env);
 } catch (e) {
-  process.stderr.write(`terfyn app: ${(e as Error).message}\n`);
+  envCheck.problems.push((e as Error).message);
+}
+if (envCheck.problems.length > 0) {
+  process.stderr.write(appEnvMessage(envCheck.problems));
   process.exit(1);
+}
+const setting = (name: string) => {
+  const v = process.env[name];
+  return v === undefined || v === "" ? undefined : Number(v);
+};
+const maxModelCalls = setting("TERFYN_APP_MAX_MODEL_CALLS");
+const maxTokens = setting("TERFYN_APP_MAX_TOKENS");
+const lockStaleSeconds = setting("TERFYN_LOCK_STALE_SECONDS");
+
+/**
+ * The App's slug (its bot login is `<slug>[bot]`): TERFYN_APP_SLUG when set, else the App's
+ * own answer to `GET /app`, asked once with its JWT.
+ */
+async function appSlugOf(): Promise<string> {
+  const given = process.env.TERFYN_APP_SLUG?.trim();
+  if (given) return given;
+  try {
+    const octokit = await createProbot().auth();
+    const { data } = await octokit.request("GET /app");
+    const slug = (data as { slug?: unknown } | null)?.slug;
+    if (typeof slug !== "string" || slug === "") throw new Error("GET /app answered no slug");
+    return slug;
+  } catch (e) {
+    process.stderr.write(
+      `terfyn app: cannot read the App's slug from GitHub (GET /app with the App's key: ${(e as Error).message}); check APP_ID and the private key, or set TERFYN_APP_SLUG\n`,
+    );
+    process.exit(1);
+  }
 }
 
 async function runner(slug: string): Promise<ReviewRunner> {
@@ -109,4 +118,15 @@ async function runner(slug: string): Promise<ReviewRunner> {
   });
 }
 
-await run(terfynApp({ appSlug, placement, runner: await runner(appSlug) }));
+if (envCheck.mode === "setup") {
+  // Probot serves the setup page and registers the App from its manifest (app.yml); the App
+  // itself is not loaded until APP_ID and the key exist.
+  process.stderr.write(
+    "terfyn app: no APP_ID or private key: starting the setup flow (register the App, then restart)\n",
+  );
+  await run(() => {});
+} else {
+  const appSlug = await appSlugOf();
+  process.stderr.write(`terfyn app: running as ${appSlug}[bot]\n`);
+  await run(terfynApp({ appSlug, placement, runner: await runner(appSlug) }));
+}
