@@ -13,6 +13,9 @@ export async function runTerfyn(
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
+  /** Standard input's text; absent, the CLI has none (as when stdin is not readable). */
+  stdin?: string,
+  isTTY = false,
 ): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
@@ -25,7 +28,8 @@ export async function runTerfyn(
     },
     cwd,
     env,
-    isTTY: false,
+    isTTY,
+    ...(stdin !== undefined ? { readStdin: async () => stdin } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -10,6 +10,24 @@ import type { Mutation } from "./mutation.ts";
 
 export const APP: Mutation[] = [
   {
+    group: "cli",
+    guard: "--no-color anywhere is NO_COLOR=1",
+    file: "src/cli/main.ts",
+    find: '  const noColor = argvIn.includes("--no-color");',
+    replace: "  const noColor = false;",
+    test: "__tests__/cli-conventions.test.ts",
+    filter: "--no-color turns colour off",
+  },
+  {
+    group: "cli",
+    guard: "--input-file - reads standard input",
+    file: "src/cli/commands/run.ts",
+    find: '      fromStdin && io.readStdin ? await io.readStdin() : await readFile(inputPath, "utf8"),',
+    replace: '      await readFile(inputPath, "utf8"),',
+    test: "__tests__/cli-conventions.test.ts",
+    filter: "reads the workflow's input from standard input",
+  },
+  {
     group: "auth",
     guard: "the App does not start without a webhook secret",
     file: "src/core/app/app-env.ts",

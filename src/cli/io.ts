@@ -11,6 +11,8 @@ export interface CliIo {
   isTTY: boolean;
   /** Asks a question on the terminal; absent when there is no terminal to ask on. */
   prompt?: (question: string) => Promise<string>;
+  /** Standard input as text, for a file argument given as `-`; absent when there is none. */
+  readStdin?: () => Promise<string>;
   /** The clock (tests fix it). */
   now?: () => Date;
 }

@@ -62,11 +62,16 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join("\n")}
 
+Global options: --no-color (as NO_COLOR=1), --debug (stack traces for internal errors).
 Run \`terfyn <command> --help\` for a command's options.
 `;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argvIn: string[], ioIn: CliIo): Promise<number> {
+  // --no-color anywhere is NO_COLOR=1 for every command.
+  const noColor = argvIn.includes("--no-color");
+  const argv = noColor ? argvIn.filter((a) => a !== "--no-color") : argvIn;
+  const io = noColor ? { ...ioIn, env: { ...ioIn.env, NO_COLOR: "1" } } : ioIn;
   const [first, ...rest] = argv;
   const debug = argv.includes("--debug");
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
@@ -147,6 +152,10 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),
+    readStdin: async () => {
+      const { text } = await import("node:stream/consumers");
+      return text(process.stdin);
+    },
     ...(process.stdin.isTTY
       ? {
           prompt: async (question: string) => {

@@ -58,7 +58,7 @@ SIGINT, 143 by SIGTERM.
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
   --input-file FILE    JSON input for the workflow's parameter (an object keyed by parameter
-                       name when it has several)
+                       name when it has several); - reads it from standard input
   --model-script FILE  drive every agent with this model script (offline, deterministic)
   --run-dir DIR        where to keep the run (default: the project's runs directory/<run id>)
   --resume RUN_DIR     continue a run that paused or stopped
@@ -130,10 +130,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     );
   }
 
+  const fromStdin = values["input-file"] === "-";
+  if (fromStdin && !io.readStdin)
+    throw new UserError("--input-file -: there is no standard input to read");
   const inputPath = resolve(io.cwd, values["input-file"] as string);
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(inputPath, "utf8"));
+    raw = JSON.parse(
+      fromStdin && io.readStdin ? await io.readStdin() : await readFile(inputPath, "utf8"),
+    );
   } catch (e) {
     throw new UserError(
       (e as NodeJS.ErrnoException).code === "ENOENT"

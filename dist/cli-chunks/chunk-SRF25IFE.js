@@ -6,4 +6,4 @@ ${r.endsWith(`
 `)?r:`${r}
 `}${s}`}function C(t,n={}){return o(t,n.multiline?`
 `:"")}var d=new RegExp(u,"gu"),m=new RegExp(`(?![\\t\\n])${u}`,"gu");function $(t){let n=t.codePointAt(0)??0;return t===`
-`?"\\n":t==="	"?"\\t":n<=255?`\\x${n.toString(16).padStart(2,"0")}`:l(t)}function w(t,n={}){return t.replace(n.multiline?m:d,$)}function h(t){return t.isTTY&&t.env.NO_COLOR===void 0&&t.env.TERM!=="dumb"}var c=class extends Error{},p=class extends Error{};export{E as a,x as b,T as c,b as d,C as e,w as f,h as g,c as h,p as i};
+`?"\\n":t==="	"?"\\t":n<=255?`\\x${n.toString(16).padStart(2,"0")}`:l(t)}function w(t,n={}){return t.replace(n.multiline?m:d,$)}function S(t){return t.isTTY&&t.env.NO_COLOR===void 0&&t.env.TERM!=="dumb"}var c=class extends Error{},p=class extends Error{};export{E as a,x as b,T as c,b as d,C as e,w as f,S as g,c as h,p as i};
