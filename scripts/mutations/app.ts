@@ -11,6 +11,24 @@ import type { Mutation } from "./mutation.ts";
 export const APP: Mutation[] = [
   {
     group: "cli",
+    guard: "init never overwrites a project file",
+    file: "src/cli/commands/init.ts",
+    find: "  if (taken.length > 0)",
+    replace: "  if (false)",
+    test: "__tests__/init.test.ts",
+    filter: "never overwrites",
+  },
+  {
+    group: "cli",
+    guard: "init leaves an existing workflow file alone",
+    file: "src/cli/commands/init.ts",
+    find: "    if (existsSync(path)) {",
+    replace: "    if (false) {",
+    test: "__tests__/init.test.ts",
+    filter: "leaves an existing workflow file alone",
+  },
+  {
+    group: "cli",
     guard: "--no-color anywhere is NO_COLOR=1",
     file: "src/cli/main.ts",
     find: '  const noColor = argvIn.includes("--no-color");',

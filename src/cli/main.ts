@@ -17,6 +17,10 @@ type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<nu
 // review machinery it never uses (~25 ms of CPU per process, measured by the benchmark).
 
 const COMMANDS: Record<string, Command> = {
+  init: {
+    summary: "create a project to start from: an agent, a tool, a policy, a test, the Action",
+    run: (a, io) => import("./commands/init.ts").then((m) => m.initCommand(a, io)),
+  },
   validate: {
     summary: "check a project's .agent files and YAML resources",
     run: (a, io) => import("./commands/validate.ts").then((m) => m.validateCommand(a, io)),

@@ -1,0 +1,136 @@
+import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
+import{a as x}from"./chunk-WW3NOZQS.js";import{c as _,e as q}from"./chunk-T2FQIK6W.js";import{a as d,b as T}from"./chunk-S4I7B5M5.js";import"./chunk-W577HZLE.js";import"./chunk-A7KLR7C2.js";import{a as $}from"./chunk-SA4SSYIP.js";import{f as r,h as v,i as j}from"./chunk-SRF25IFE.js";import"./chunk-5DW2RKI7.js";import"./chunk-QTSHRPE7.js";import"./chunk-PMPGV4OQ.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-CRHX2DYB.js";import"./chunk-ML6YJ7H3.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";import{existsSync as A}from"node:fs";import{mkdir as C,writeFile as I}from"node:fs/promises";import{basename as V,dirname as P,join as o,relative as h,resolve as D,sep as U}from"node:path";var z=`Usage: terfyn init [DIR]
+
+Create a Terfyn project in DIR (default: .): terfyn.yaml, main.agent (one agent on the mock
+model), tools.yaml (the workspace tool), schemas.yaml, policies.yaml, tests/capabilities.yaml,
+and, at the repository's root, .github/workflows/terfyn.yml (the GitHub Action) and
+.github/terfyn.yml (who may approve, and what fails). Nothing existing is overwritten. The new
+project is validated and its capability tests run; then try \`terfyn plan --project DIR\`.
+
+Options:
+  -h, --help  show this help
+`,F=n=>({"terfyn.yaml":`# The project: every .agent file and YAML resource below this directory belongs to it.
+apiVersion: terfyn.dev/v1
+kind: Project
+metadata: { name: ${n} }
+spec:
+  state: .terfyn/state.json
+  runs: .terfyn/runs
+`,"main.agent":`// One agent, bounded by its grants: it may read the workspace, and nothing else.
+defaults {
+  model "mock/gpt-4"
+  maxTurns 8
+}
+
+tool workspace {}
+
+agent Assistant {
+  input Task
+  output Task
+  instructions "Read the files the task names and answer in the task's notes."
+  grants {
+    tool.workspace.read_file
+  }
+}
+
+workflow Answer(input: Task) -> Task
+effects { workspace.read }
+{
+  return Assistant(input)
+}
+`,"tools.yaml":`# The native workspace tool: each operation's effect is fixed by the adapter.
+apiVersion: terfyn.dev/v1
+kind: Tool
+metadata: { name: workspace }
+spec:
+  adapter: workspace
+  operations:
+    read_file:
+      effects: [workspace.read]
+      idempotent: true
+      input: { type: object, required: [path], properties: { path: { type: string } } }
+    write_file:
+      effects: [workspace.write]
+      idempotent: true
+      input: { type: object, required: [path, content], properties: { path: { type: string }, content: { type: string } } }
+`,"schemas.yaml":`apiVersion: terfyn.dev/v1
+kind: Schema
+metadata: { name: Task }
+spec:
+  type: object
+  required: [task]
+  properties:
+    task: { type: string }
+    notes: { type: string }
+`,"policies.yaml":`# Guards: a pull request that relaxes one needs an approval.
+apiVersion: terfyn.dev/v1
+kind: Policy
+metadata: { name: guards }
+spec:
+  rules:
+    - requireApproval: { effect: workspace.write }
+    - maxLoopLimit: 5
+`,"tests/capabilities.yaml":`# Checked by \`terfyn test\` with no model: the Assistant never writes.
+apiVersion: terfyn.dev/v1
+kind: CapabilityTest
+metadata: { name: capabilities }
+spec:
+  assertions:
+    - forbidEffect: { agent: Assistant, effect: workspace.write }
+    - workflowEffects: { workflow: Answer, equals: [workspace.read] }
+`});function G(n){return`# .github/workflows/terfyn.yml
+name: terfyn
+on:
+  pull_request:
+    types: [opened, synchronize, reopened, edited]   # edited: a new base is re-planned
+  merge_group:
+  issue_comment:
+    types: [created]
+concurrency:
+  group: terfyn-\${{ github.event.pull_request.number || github.event.issue.number || github.ref }}
+  cancel-in-progress: false
+permissions: {}
+jobs:
+  plan:
+    if: github.event_name != 'issue_comment'
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+      pull-requests: write   # the sticky comment
+      issues: write          # comments live in the issues API
+      checks: write          # check run with annotations
+      statuses: write        # terfyn/approval
+    steps:
+      - uses: actions/checkout@v6   # the merge commit; the Action fetches base and head itself
+      - id: terfyn
+        uses: terfyn/terfyn@v1
+        with:
+          project: ${n}
+  approve:
+    if: github.event.issue.pull_request && contains(github.event.comment.body, '/terfyn approve')
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+      pull-requests: write   # the reply and the sticky comment
+      issues: write
+      checks: write
+      statuses: write
+    steps:
+      - uses: actions/checkout@v6
+      - uses: terfyn/terfyn@v1
+        with:
+          project: ${n}
+`}var N=`# .github/terfyn.yml on the base branch: who may approve, and what fails
+approvers: maintain
+fail-on: widening
+`;async function X(n,t){let{values:E,positionals:p}=$("init",n,{});if(E.help)return t.stdout(z),0;if(p.length>1)throw new v(`init: one directory at most, not ${p.length}`);let s=D(t.cwd,p[0]??"."),c=h(t.cwd,s)||".",O=V(s).toLowerCase().replace(/[^a-z0-9-]+/g,"-").replace(/^-+|-+$/g,"")||"agents",l=F(O),y=Object.keys(l).filter(e=>A(o(s,e)));if(y.length>0)throw new j(`init: ${r(c)} already has ${y.map(e=>r(e)).join(", ")}; nothing was written (init never overwrites)`);let w=T(s)??s,L=h(d(w),d(s)).split(U).join("/")||".",R={".github/workflows/terfyn.yml":G(L),".github/terfyn.yml":N};for(let[e,u]of Object.entries(l))await C(P(o(s,e)),{recursive:!0}),await I(o(s,e),u,{flag:"wx"});let g=Object.keys(l).map(e=>o(c,e)),f=[];for(let[e,u]of Object.entries(R)){let a=o(w,e),b=h(t.cwd,a)||a;if(A(a)){f.push(b);continue}await C(P(a),{recursive:!0}),await I(a,u,{flag:"wx"}),g.push(b)}t.stdout(`Created:
+${g.map(e=>`  ${r(e)}`).join(`
+`)}
+`),f.length>0&&t.stdout(`Left as they are (they exist):
+${f.map(e=>`  ${r(e)}`).join(`
+`)}
+`);let i=await _(t,s),k=i.diagnostics.filter(e=>e.severity==="error");q(t,i,i.diagnostics);let m=x(i.validation);return k.length>0||m.failed>0?(t.stderr(`terfyn init: the new project does not validate (${k.length} errors, ${m.failed} failed assertions); please report this
+`),1):(t.stdout(`
+Valid: ${i.validation.project.agents.size} agent, ${m.passed} capability assertions pass.
+Next: terfyn plan --project ${r(c)}
+`),0)}export{z as INIT_HELP,G as actionWorkflow,X as initCommand};
