@@ -89,12 +89,21 @@ describe("the App's environment, checked at start", () => {
 
   it("with no credentials at all starts the setup flow, without asking for a slug", async () => {
     const port = await freePort();
-    const s = startServer({ PORT: String(port) });
+    const s = startServer({
+      PORT: String(port),
+      WEBHOOK_PROXY_URL: "https://smee.example/terfyn-test-channel",
+    });
     try {
       await s.until("starting the setup flow");
       await s.until(`localhost:${port}`);
       const res = await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" });
       expect([200, 302]).toContain(res.status);
+      // The setup page's manifest is app.yml's, with the webhook URL the flow fills in.
+      const page = await (await fetch(`http://127.0.0.1:${port}/probot`)).text();
+      const manifest = JSON.parse(/name="manifest"[^>]*value='([^']*)'/.exec(page)?.[1] ?? "{}");
+      expect(manifest.name).toBe("Terfyn");
+      expect(manifest.default_permissions.workflows).toBeUndefined();
+      expect(manifest.hook_attributes.url).toBe("https://smee.example/terfyn-test-channel");
       expect(s.output()).not.toContain("TERFYN_APP_SLUG");
     } finally {
       s.child.kill("SIGTERM");
