@@ -9,7 +9,7 @@
 import { createVerify, generateKeyPairSync } from "node:crypto";
 import nock from "nock";
 import { Probot } from "probot";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ForbiddenRequestError, refusal } from "../src/adapters/github/gateway.ts";
 import { type ReviewRunner, terfynApp } from "../src/app/app.ts";
 import { fixture, OWNER, REPO } from "./helpers/action-harness.ts";
@@ -140,6 +140,48 @@ describe("the App authenticates as a GitHub App", () => {
       for (const s of handler) expect(s.auth, s.route).toBe(`token ${TOKEN}`);
     });
   }
+
+  it("caches the installation token across deliveries and renews it before it expires", async () => {
+    let tokens = 0;
+    const api = nock("https://api.github.com")
+      .persist()
+      .post(`/app/installations/${INSTALLATION}/access_tokens`)
+      .reply(() => {
+        tokens++;
+        return [
+          201,
+          {
+            token: `${TOKEN}${tokens}`,
+            expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+            permissions: { pull_requests: "write" },
+            repository_selection: "selected",
+          },
+        ];
+      })
+      .get(/.*/)
+      .reply(200, [])
+      .post(/.*/)
+      .reply(201, { id: 2, html_url: "https://x/2", content: "eyes" })
+      .patch(/.*/)
+      .reply(200, { id: 2, html_url: "https://x/2" });
+    const probot = new Probot({ appId: 123, privateKey, Octokit: TestOctokit, logLevel: "fatal" });
+    probot.load(terfynApp({ appSlug: "terfyn-test", runner, now: () => new Date() }));
+    const deliver = (id: string) =>
+      probot.receive({ id, name: "pull_request", payload: labeled() as never });
+    const start = Date.now();
+    vi.useFakeTimers({ now: start, toFake: ["Date"] });
+    try {
+      await deliver("d1");
+      await deliver("d2");
+      expect(tokens).toBe(1); // cached: one token for both deliveries
+      vi.setSystemTime(start + 61 * 60_000); // past GitHub's one-hour expiry
+      await deliver("d3");
+      expect(tokens).toBe(2); // renewed
+    } finally {
+      vi.useRealTimers();
+      api.persist(false);
+    }
+  });
 
   it("the guard admits the installation-token route and nothing else under /app", () => {
     expect(refusal("POST", `/app/installations/${INSTALLATION}/access_tokens`)).toBeUndefined();
