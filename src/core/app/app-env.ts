@@ -66,7 +66,7 @@ export function checkAppEnv(env: AppEnv): AppEnvCheck {
   if (!hasId && !hasKey) {
     if (env.NODE_ENV === "production")
       problems.push(
-        "APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) are not set; in production the App does not run its setup flow: register it first (npm start without them, NODE_ENV unset, serves the setup page), then set them",
+        "APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) are not set; in production the App does not run its setup flow: register it first (the server started without them, NODE_ENV unset, serves the setup page), then set them",
       );
     return { mode: "setup", problems: [...problems, ...settings] };
   }
