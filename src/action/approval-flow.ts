@@ -20,13 +20,13 @@ import {
   meetsPermission,
   parseApprovalComment,
 } from "../core/approvals/approval-comment.ts";
-import { trustedPushRecord } from "../core/approvals/changers.ts";
+import type { Changers } from "../core/approvals/changers.ts";
 import { mdCode } from "../core/render/markdown-escape.ts";
 import { projectLabel } from "../core/render/pr-report.ts";
 import { judgeFor } from "./judge.ts";
-import { planTarget, readChangers, reportFlow } from "./report-flow.ts";
+import { changersFromComments, planTarget } from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
-import { otherPullRequestsWithHead } from "./shared-head.ts";
+import { reportJudged } from "./shared-head.ts";
 import { pullRequestTargetFromApi } from "./targets.ts";
 
 export interface CommentEvent {
@@ -74,16 +74,16 @@ export async function approvalCommentFlow(
   const pr = await gateway.getPullRequest(number);
   const target = await pullRequestTargetFromApi(ctx.repoRoot, number, pr, core.info);
   // The default branch's workflow runs this job; the base's .github/terfyn.yml makes it stricter.
-  const { settings } = await judgeFor(ctx.repoRoot, target.prior, inputs, false);
+  const judged = await judgeFor(ctx.repoRoot, target.prior, inputs, false);
+  const { settings } = judged;
   const outcomes = await planTarget(ctx.repoRoot, target, inputs.projects);
   const current = outcomes.flatMap((o) => (o.plan ? [{ path: o.path, hash: o.plan.hash }] : []));
   const me = await gateway.identity();
   // Who changed the pull request: its commits from the API, its pusher from the record the
   // pull_request job left in Terfyn's own sticky comment for this head (only ours is trusted).
-  let changers: Awaited<ReturnType<typeof readChangers>>;
+  let changers: Changers;
   try {
-    const comments = await gateway.listIssueComments(number);
-    changers = await readChangers(
+    changers = await changersFromComments(
       gateway,
       {
         number,
@@ -91,7 +91,7 @@ export async function approvalCommentFlow(
         author: pr.author,
         ...(pr.commits !== undefined ? { commits: pr.commits } : {}),
       },
-      trustedPushRecord(comments, me, pr.headSha),
+      await gateway.listIssueComments(number),
     );
   } catch (e) {
     changers = {
@@ -147,17 +147,10 @@ export async function approvalCommentFlow(
   );
   core.info(`terfyn: ${author} (${role.name}) approved ${verdict.hash}`);
   // Re-evaluate now: the check run, the sticky comment and the status reflect the approval.
-  const others = await otherPullRequestsWithHead(
-    ctx.repoRoot,
-    gateway,
-    inputs,
-    target,
-    target.statusSha,
-    false,
-  );
-  const result = await reportFlow(settings, target, outcomes, gateway, {
+  const result = await reportJudged(ctx.repoRoot, gateway, inputs, target, outcomes, {
+    untrustedInputs: false,
+    judged,
     extraApprovals: [{ hash: verdict.hash, login: author, role: role.name }],
-    sharedHead: { others },
     changers,
   });
   return result.failed ? { failed: result.failed } : {};

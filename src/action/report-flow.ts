@@ -153,6 +153,22 @@ export async function readChangers(
 }
 
 /**
+ * readChangers with the pusher from the record Terfyn's own sticky comment keeps for this head
+ * (a record in anyone else's comment is never trusted).
+ */
+export async function changersFromComments(
+  gateway: GitHubGateway,
+  pr: { number: number; headSha: string; author: string; commits?: number },
+  comments: readonly IssueComment[],
+): Promise<Changers> {
+  return readChangers(
+    gateway,
+    pr,
+    trustedPushRecord(comments, await gateway.identity(), pr.headSha),
+  );
+}
+
+/**
  * Valid approvals among a pull request's comments (role checked through the API, cached).
  * `changers` is asked only when a comment holds an approval command, so a pull request without
  * approvals costs no extra call.

@@ -9,7 +9,6 @@
  * to do costs little more than Node's own start-up.
  */
 import * as core from "@actions/core";
-import type { SharedHeadPullRequest } from "../core/ci/decisions.ts";
 import type { CommentEvent } from "./approval-flow.ts";
 import { readSettings } from "./settings.ts";
 
@@ -61,14 +60,15 @@ export async function run(options: RunOptions = {}): Promise<void> {
       );
       return;
     }
-    const [github, { createGateway }, targets, flow, { judgeFor }, checkout] = await Promise.all([
-      import("@actions/github"),
-      import("../adapters/github/gateway.ts"),
-      import("./targets.ts"),
-      import("./report-flow.ts"),
-      import("./judge.ts"),
-      import("../adapters/git/foreign-checkout.ts"),
-    ]);
+    const [github, { createGateway }, targets, flow, { reportJudged }, checkout] =
+      await Promise.all([
+        import("@actions/github"),
+        import("../adapters/github/gateway.ts"),
+        import("./targets.ts"),
+        import("./report-flow.ts"),
+        import("./shared-head.ts"),
+        import("../adapters/git/foreign-checkout.ts"),
+      ]);
     const repoRoot = process.env.GITHUB_WORKSPACE || process.cwd();
     // Before any other git command, and before GitHub is asked anything: a .git holding
     // programs, alternates or replace refs (an artifact's, reused by actions/checkout) is
@@ -98,20 +98,9 @@ export async function run(options: RunOptions = {}): Promise<void> {
       );
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
       // This job runs the default branch's workflow: its inputs are trusted.
-      const judged = await judgeFor(repoRoot, target.prior, settings, false);
-      const { otherPullRequestsWithHead } = await import("./shared-head.ts");
-      const others = await otherPullRequestsWithHead(
-        repoRoot,
-        gateway,
-        settings,
-        target,
-        target.statusSha,
-        false,
-      );
       failed = (
-        await flow.reportFlow(judged.settings, target, outcomes, gateway, {
-          countsApprovals: judged.countsApprovals,
-          sharedHead: { others },
+        await reportJudged(repoRoot, gateway, settings, target, outcomes, {
+          untrustedInputs: false,
         })
       ).failed;
     } else if (eventName === "issue_comment") {
@@ -175,26 +164,9 @@ export async function run(options: RunOptions = {}): Promise<void> {
       }
       const outcomes = await flow.planTarget(repoRoot, target, settings.projects);
       // On pull_request the workflow file, and so every input, is the pull request's own.
-      const untrusted = eventName === "pull_request";
-      const judged = await judgeFor(repoRoot, target.prior, settings, untrusted);
-      let sharedHead: { others: SharedHeadPullRequest[] | undefined } | undefined;
-      if (target.pullRequest) {
-        const { otherPullRequestsWithHead } = await import("./shared-head.ts");
-        sharedHead = {
-          others: await otherPullRequestsWithHead(
-            repoRoot,
-            gateway,
-            settings,
-            target,
-            target.statusSha,
-            untrusted,
-          ),
-        };
-      }
       failed = (
-        await flow.reportFlow(judged.settings, target, outcomes, gateway, {
-          countsApprovals: judged.countsApprovals,
-          ...(sharedHead ? { sharedHead } : {}),
+        await reportJudged(repoRoot, gateway, settings, target, outcomes, {
+          untrustedInputs: eventName === "pull_request",
         })
       ).failed;
     }

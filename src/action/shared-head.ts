@@ -7,11 +7,18 @@
 import * as core from "@actions/core";
 import { describeApiError } from "../adapters/github/client.ts";
 import type { GitHubGateway } from "../adapters/github/gateway.ts";
-import { trustedPushRecord } from "../core/approvals/changers.ts";
+import type { Changers } from "../core/approvals/changers.ts";
 import type { SharedHeadPullRequest } from "../core/ci/decisions.ts";
 import { type Approval, decideOutcome } from "../core/ci/outcome.ts";
 import { judgeFor } from "./judge.ts";
-import { approvalsFrom, planTarget, readChangers } from "./report-flow.ts";
+import type { ProjectOutcome } from "./plan-revisions.ts";
+import {
+  approvalsFrom,
+  changersFromComments,
+  type FlowResult,
+  planTarget,
+  reportFlow,
+} from "./report-flow.ts";
 import type { Settings } from "./settings.ts";
 import { type PlanTarget, pullRequestTargetFromApi } from "./targets.ts";
 
@@ -24,11 +31,11 @@ export async function otherPullRequestsWithHead(
   gateway: GitHubGateway,
   inputs: Settings,
   target: PlanTarget,
-  headSha: string,
   /** True in the `pull_request` job: the inputs are the pull request's own. */
   untrustedInputs: boolean,
 ): Promise<SharedHeadPullRequest[] | undefined> {
   const own = target.pullRequest?.number;
+  const headSha = target.statusSha;
   try {
     const others = (await gateway.openPullRequestsWithHead(headSha)).filter(
       (p) => p.number !== own,
@@ -44,14 +51,13 @@ export async function otherPullRequestsWithHead(
       let approvals: Approval[] = [];
       if (judged.countsApprovals) {
         const comments = await gateway.listIssueComments(other.number);
-        // Its changers, as its own job would find them (its own pushers' record).
-        const record = trustedPushRecord(comments, await gateway.identity(), headSha);
         approvals = await approvalsFrom(gateway, comments, {
           prAuthor: pr.author,
           approvers: judged.settings.approvers,
           currentHashes: outcomes.flatMap((o) => (o.plan ? [o.plan.hash] : [])),
+          // Its changers, as its own job would find them (its own pushers' record).
           changers: () =>
-            readChangers(
+            changersFromComments(
               gateway,
               {
                 number: other.number,
@@ -59,7 +65,7 @@ export async function otherPullRequestsWithHead(
                 author: pr.author,
                 ...(typeof pr.commits === "number" ? { commits: pr.commits } : {}),
               },
-              record,
+              comments,
             ),
         });
       }
@@ -78,4 +84,37 @@ export async function otherPullRequestsWithHead(
     );
     return undefined;
   }
+}
+
+/**
+ * Reports a target as the job's judge sees it: the judge (judge.ts) from the inputs and the
+ * base, and, for a pull request, the other open pull requests with its head. The one way every
+ * pull request job (the event's, `workflow_run`'s by number, an approval's) reaches reportFlow.
+ */
+export async function reportJudged(
+  repoRoot: string,
+  gateway: GitHubGateway,
+  inputs: Settings,
+  target: PlanTarget,
+  outcomes: ProjectOutcome[],
+  options: {
+    /** True in the `pull_request` job: the inputs are the pull request's own. */
+    untrustedInputs: boolean;
+    /** The judge, when the caller already asked it (an approval is judged before the report). */
+    judged?: Awaited<ReturnType<typeof judgeFor>>;
+    extraApprovals?: Approval[];
+    changers?: Changers;
+  },
+): Promise<FlowResult> {
+  const judged =
+    options.judged ?? (await judgeFor(repoRoot, target.prior, inputs, options.untrustedInputs));
+  const others = target.pullRequest
+    ? await otherPullRequestsWithHead(repoRoot, gateway, inputs, target, options.untrustedInputs)
+    : undefined;
+  return reportFlow(judged.settings, target, outcomes, gateway, {
+    countsApprovals: judged.countsApprovals,
+    ...(target.pullRequest ? { sharedHead: { others } } : {}),
+    ...(options.extraApprovals ? { extraApprovals: options.extraApprovals } : {}),
+    ...(options.changers ? { changers: options.changers } : {}),
+  });
 }

@@ -3,7 +3,7 @@
  * the `terfyn/approval` commit status, the pull request's labels, whether the sticky comment is
  * updated, created or left alone, the step outputs and the failure message. Pure functions of
  * the outcomes, the verdicts and what the pull request already holds; src/action/report-flow.ts
- * carries them out through the gateway and @actions/core and decides nothing itself.
+ * carries them out at the edge and decides nothing itself.
  */
 import { sha256 } from "../plan/canonical-hash.ts";
 import type { Plan } from "../plan/plan.ts";
