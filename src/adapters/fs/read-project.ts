@@ -25,6 +25,7 @@ import {
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
+import { entryExists as exists } from "./real-path.ts";
 
 export interface ReadProjectResult {
   files: ProjectFile[];
@@ -138,15 +139,6 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
   };
   await walk("");
   return { files, diagnostics };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -5,6 +5,7 @@
  * up to the `.git` entry (a directory, or a file in a worktree), as git does.
  */
 import { existsSync, realpathSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 
 export function realPathOf(path: string): string {
@@ -33,5 +34,15 @@ export function gitToplevel(dir: string): string | undefined {
     const parent = dirname(p);
     if (parent === p) return undefined;
     p = parent;
+  }
+}
+
+/** Whether anything (a file, a directory, a link, even a dangling one) is at `path`. */
+export async function entryExists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -27,6 +27,7 @@ import {
   type GitDirectoryFacts,
   parseGitConfigList,
 } from "../../core/ci/git-config-rules.ts";
+import { entryExists as exists } from "../fs/real-path.ts";
 import { GitProcessError, runGitProcess } from "./git-process.ts";
 
 /** The checkout holds git settings the Action refuses (the message names them). */
@@ -44,15 +45,6 @@ async function text(path: string): Promise<string | undefined> {
     return await readFile(path, "utf8");
   } catch {
     return undefined;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
