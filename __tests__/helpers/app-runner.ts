@@ -74,6 +74,53 @@ export interface RequestThread {
 }
 
 /**
+ * The example's review threads as GitHub's GraphQL API lists them (reviewThreads nodes), with
+ * the replies added so far (authored by the App's Bot `slug`) at the end of their thread.
+ */
+export function reviewThreadNodes(
+  ex: Example,
+  replies: readonly { threadId: string; body: string }[],
+  slug: string,
+) {
+  const request = JSON.parse(readFileSync(ex.request, "utf8")) as { threads: RequestThread[] };
+  const comment = (c: RequestThread["comments"][number], t: RequestThread) => ({
+    id: `PRRC_${c.id}`,
+    fullDatabaseId: c.id,
+    author: { login: c.author, __typename: "User" },
+    body: c.body,
+    createdAt: c.created_at,
+    lastEditedAt: null,
+    commit: { oid: c.commit },
+    originalCommit: { oid: t.original_commit },
+    diffHunk: "@@ -1,3 +1,3 @@",
+  });
+  return request.threads.map((t) => ({
+    id: t.id,
+    isResolved: t.resolved,
+    isOutdated: t.outdated,
+    path: t.path,
+    line: t.line,
+    originalLine: t.original_line,
+    diffSide: "RIGHT",
+    comments: {
+      pageInfo: { hasNextPage: false, endCursor: null },
+      nodes: [
+        ...t.comments.map((c) => comment(c, t)),
+        ...replies
+          .filter((r) => r.threadId === t.id)
+          .map((r, i) => ({
+            ...comment(
+              { id: `9${i}`, author: slug, body: r.body, created_at: LATER, commit: ex.head },
+              t,
+            ),
+            author: { login: slug, __typename: "Bot" },
+          })),
+      ],
+    },
+  }));
+}
+
+/**
  * GitHub's GraphQL side: the example's threads as reviewThreads, replies added by the mutation
  * (authored by the App's Bot) and listed in their thread from then on.
  */
@@ -92,45 +139,9 @@ export function fakeGraphql(
   } = {},
 ) {
   const slug = opts.slug ?? SLUG;
-  const request = JSON.parse(readFileSync(ex.request, "utf8")) as { threads: RequestThread[] };
   const replies: { threadId: string; body: string }[] = [];
   const issues: { title: string; body: string; author?: string }[] = [];
-  const comment = (c: RequestThread["comments"][number], t: RequestThread) => ({
-    id: `PRRC_${c.id}`,
-    fullDatabaseId: c.id,
-    author: { login: c.author, __typename: "User" },
-    body: c.body,
-    createdAt: c.created_at,
-    lastEditedAt: null,
-    commit: { oid: c.commit },
-    originalCommit: { oid: t.original_commit },
-    diffHunk: "@@ -1,3 +1,3 @@",
-  });
-  const threads = () =>
-    request.threads.map((t) => ({
-      id: t.id,
-      isResolved: t.resolved,
-      isOutdated: t.outdated,
-      path: t.path,
-      line: t.line,
-      originalLine: t.original_line,
-      diffSide: "RIGHT",
-      comments: {
-        pageInfo: { hasNextPage: false, endCursor: null },
-        nodes: [
-          ...t.comments.map((c) => comment(c, t)),
-          ...replies
-            .filter((r) => r.threadId === t.id)
-            .map((r, i) => ({
-              ...comment(
-                { id: `9${i}`, author: slug, body: r.body, created_at: LATER, commit: ex.head },
-                t,
-              ),
-              author: { login: slug, __typename: "Bot" },
-            })),
-        ],
-      },
-    }));
+  const threads = () => reviewThreadNodes(ex, replies, slug);
   nock(API)
     .persist()
     .post("/graphql")

@@ -245,7 +245,7 @@ async function runJob(
     deps.repoUrl ??
     `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo.owner}/${repo.repo}.git`;
   const runsDir = deps.runsDir ?? join(env.RUNNER_TEMP || tmpdir(), "terfyn-review-fix");
-  const auth = /^https:\/\//.test(url) ? gitAuthEnv(new URL(url).origin, token) : {};
+  const auth = /^https?:\/\//.test(url) ? gitAuthEnv(new URL(url).origin, token) : {};
   const agents = deps.agents ?? (await shippedAgents());
   // The repository's commands run only in the sandbox; a runner that cannot make one runs none.
   let sandbox: Sandbox;

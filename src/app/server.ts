@@ -24,7 +24,7 @@ import { createProbot, run } from "probot";
 import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
-import { appEnvMessage, checkAppEnv } from "../core/app/app-env.ts";
+import { appEnvMessage, checkAppEnv, cloneUrlTemplate } from "../core/app/app-env.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
@@ -106,8 +106,10 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.exit(1);
   }
   // The sessions run in a worker process whose environment holds none of the App's secrets.
+  const cloneUrl = cloneUrlTemplate(process.env);
   return workerRunner({
     appSlug: slug,
+    ...(cloneUrl ? { cloneUrl } : {}),
     runsDir,
     env: process.env,
     sandboxHide: hide,

@@ -175,6 +175,22 @@ export const savedJobSchema: z.ZodType<SavedJob> = z.object({
   installation: z.number().int().optional(),
 });
 
+/**
+ * Whether the run waits at a gate whose answer is already recorded: the App appended the
+ * approval (or refusal) of exactly what the gate awaits, and the process died before the core
+ * read it. Such a run was interrupted, not left waiting: resuming it lets the core take the
+ * answer (the gate checks it again against the artifact's bytes).
+ */
+async function answeredGate(p: RunPaths): Promise<boolean> {
+  const store = await ReviewRunStore.open(p.run);
+  const state = await store.readState();
+  const awaiting = state?.status === "awaiting-approval" ? state.awaiting : undefined;
+  if (!awaiting) return false;
+  return (await store.approvals()).some(
+    (a) => a.gate === awaiting.gate && a.hash === awaiting.hash,
+  );
+}
+
 /** job.json's bytes as a SavedJob, or undefined when they are not JSON or not a job. */
 export function parseSavedJob(bytes: string | Buffer | undefined): SavedJob | undefined {
   if (bytes === undefined) return undefined;
@@ -357,7 +373,9 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           const state = JSON.parse(
             await readFile(join(p.run, "state.json"), "utf8").catch(() => "{}"),
           );
-          if (state.status === "ended" || state.status === "awaiting-approval") continue;
+          if (state.status === "ended") continue;
+          // At a gate with no answer recorded: it waits for a person, not for a process.
+          if (state.status === "awaiting-approval" && !(await answeredGate(p))) continue;
           const held = locks.holder(p.run);
           if (held && !held.stale) continue;
           out.push(await readSaved(p));
@@ -401,7 +419,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           );
           return;
         }
-        if (state?.status === "awaiting-approval" && state.awaiting) {
+        if (state?.status === "awaiting-approval" && state.awaiting && !(await answeredGate(p))) {
           if (ledger.gate === state.awaiting.gate && ledger.hash === state.awaiting.hash) return;
           await reporter.update(
             {

@@ -212,7 +212,9 @@ function gitOptions(appSlug: string, auth: Record<string, string>) {
 
 /** The token for one session, as git config in the environment, for the clone URL's origin only. */
 async function tokenEnv(url: string, job: RunJob): Promise<Record<string, string>> {
-  if (!/^https:\/\//.test(url)) return {};
+  // A URL (not a path on disk): the token goes to that server only, over the protocol the
+  // App was configured with (GHE_PROTOCOL; the API calls there carry it the same way).
+  if (!/^https?:\/\//.test(url)) return {};
   const token = job.token ? await job.token() : undefined;
   return token ? gitAuthEnv(new URL(url).origin, token) : {};
 }

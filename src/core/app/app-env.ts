@@ -87,3 +87,16 @@ export function checkAppEnv(env: AppEnv): AppEnvCheck {
 export function appEnvMessage(problems: readonly string[]): string {
   return `terfyn app: cannot start:\n${problems.map((p) => `  - ${p}`).join("\n")}\n`;
 }
+
+/**
+ * Where the App clones a repository from, as a template with `{owner}` and `{repo}`: the
+ * GitHub Enterprise server at GHE_HOST (over GHE_PROTOCOL, https unless set), or undefined for
+ * github.com. The API and git are the same server, so a run on GitHub Enterprise never clones
+ * (and never sends its installation token) anywhere else.
+ */
+export function cloneUrlTemplate(env: AppEnv): string | undefined {
+  const host = (env.GHE_HOST ?? "").trim();
+  if (host === "") return undefined;
+  const protocol = env.GHE_PROTOCOL === "http" ? "http" : "https";
+  return `${protocol}://${host}/{owner}/{repo}.git`;
+}
