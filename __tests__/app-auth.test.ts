@@ -6,35 +6,24 @@
  * (`baseUrl` .../api/v3) paginated requests carry the `/api/v3` prefix and are judged without
  * it. Nothing is faked in the auth path: the JWT is verified against the public key.
  */
-import { createVerify, generateKeyPairSync } from "node:crypto";
 import nock from "nock";
 import { Probot } from "probot";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ForbiddenRequestError, refusal } from "../src/adapters/github/gateway.ts";
 import { type ReviewRunner, terfynApp } from "../src/app/app.ts";
 import { fixture, OWNER, REPO } from "./helpers/action-harness.ts";
+import { appKeyPair, verifiedJwt } from "./helpers/app-key.ts";
 import { TestOctokit } from "./helpers/probot-octokit.ts";
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
 
-const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const { privateKey, publicKey } = appKeyPair();
 const INSTALLATION = 4242;
 const TOKEN = "ghs_installationtoken0000000000000000";
 
 function jwtValid(authorization: string | undefined): boolean {
-  const jwt = /^bearer (.+)$/i.exec(authorization ?? "")?.[1] ?? "";
-  const [h, p, s] = jwt.split(".");
-  if (!h || !p || !s) return false;
-  const ok = createVerify("RSA-SHA256")
-    .update(`${h}.${p}`)
-    .verify(publicKey, Buffer.from(s, "base64url"));
-  const claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8"));
-  return ok && String(claims.iss) === "123";
+  return String(verifiedJwt(authorization, publicKey)?.iss) === "123";
 }
 
 function labeled(): Record<string, unknown> {

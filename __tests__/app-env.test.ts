@@ -6,19 +6,16 @@
  * is a local HTTP server (GHE_HOST, GHE_PROTOCOL=http), so nothing leaves the machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createVerify, generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkAppEnv } from "../src/core/app/app-env.ts";
+import { appKeyPair, verifiedJwt } from "./helpers/app-key.ts";
+import { freePort } from "./helpers/local-server.ts";
 
 const repo = join(import.meta.dirname, "..");
-const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const { privateKey, publicKey } = appKeyPair();
 
 /** The parent's PATH and HOME, no App settings, no network helpers. */
 function baseEnv(extra: Record<string, string>): Record<string, string> {
@@ -55,14 +52,6 @@ function startServer(env: Record<string, string>): {
     }
   };
   return { child, output: () => out, until, exit };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 describe("the App's environment, checked at start", () => {
@@ -135,13 +124,7 @@ describe("the App's environment, checked at start", () => {
     });
     try {
       await s.until("terfyn app: running as acme-terfyn[bot]");
-      const jwt = auth.replace(/^bearer /i, "");
-      const [h, p, sig] = jwt.split(".");
-      expect(
-        createVerify("RSA-SHA256")
-          .update(`${h}.${p}`)
-          .verify(publicKey, Buffer.from(sig ?? "", "base64url")),
-      ).toBe(true);
+      expect(verifiedJwt(auth, publicKey)).toBeDefined();
     } finally {
       s.child.kill("SIGTERM");
       await s.exit;

@@ -10,13 +10,13 @@
  * Actions placement, where each dispatched job is the Action's bundle run as the runner runs it.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { createHmac, generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createHmac } from "node:crypto";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Ledger, parseLedger } from "../src/core/app/triggers.ts";
+import { appKeyPair } from "./helpers/app-key.ts";
 import {
   build,
   commented,
@@ -24,8 +24,10 @@ import {
   type Example,
   labeled,
   reviewThreadNodes,
+  until,
 } from "./helpers/app-runner.ts";
 import { type GitHubServer, type Seen, startGitHubServer } from "./helpers/github-server.ts";
+import { freePort } from "./helpers/local-server.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const OWNER = "octo-org";
@@ -37,30 +39,10 @@ const SECRET = "e2e-webhook-secret";
 const WORKFLOW_TOKEN = "ghs_workflowtoken00000000000000000000";
 const STATE_KEY = "e2e-state-key-".padEnd(64, "k");
 
-const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const { privateKey, publicKey } = appKeyPair();
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
-
-async function until<T>(what: string, f: () => T | undefined, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** How long any one step of a run may take here. */
+const WAIT = 120_000;
 
 /** The App's server: `npm start` in the repository, its own process group. */
 class AppServer {
@@ -112,14 +94,18 @@ class AppServer {
     process.kill(-p.pid, "SIGKILL");
     await gone;
     // The worker is in the same group; wait until nothing of it is left.
-    await until("the process group to be gone", () => {
-      try {
-        process.kill(-(p.pid as number), 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await until(
+      () => {
+        try {
+          process.kill(-(p.pid as number), 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      WAIT,
+      "the process group to be gone",
+    );
   }
   /** A webhook as GitHub sends it: signed with the secret. */
   async deliver(event: string, payload: unknown): Promise<number> {
@@ -266,8 +252,8 @@ describe("the App's server, end to end (npm start against a fake GitHub Enterpri
     expect(gh.seen.find((s) => s.path === "/app")?.as).toBe("jwt");
 
     expect(await app.deliver("pull_request", labelPayload(ex))).toBe(200);
-    await until("👀", () => gh.reactions.includes("eyes"));
-    const plan = await until("the plan gate", atGate(gh, APP, "plan"));
+    await until(() => gh.reactions.includes("eyes"), WAIT, "👀");
+    const plan = await until(atGate(gh, APP, "plan"), WAIT, "the plan gate");
 
     // Killed at the gate, started again: the approval is taken by the new process.
     await app.kill();
@@ -286,10 +272,10 @@ describe("the App's server, end to end (npm start against a fake GitHub Enterpri
     const phase = parseLedger(String((held.body as { body: string }).body))?.phase;
     await app.kill();
     await app.start(); // recovers the interrupted run at start, no webhook needed
-    const publish = await until("the publish gate", atGate(gh, APP, "publish"));
+    const publish = await until(atGate(gh, APP, "publish"), WAIT, "the publish gate");
 
     expect(await app.deliver("issue_comment", approve(gh, publish.hash as string))).toBe(200);
-    const end = await until("the run's end", () => ledgerOf(gh, APP)?.ledger.terminal);
+    const end = await until(() => ledgerOf(gh, APP)?.ledger.terminal, WAIT, "the run's end");
     expect(end, app.log).toBe("done");
     expect(phase).toBeDefined();
 

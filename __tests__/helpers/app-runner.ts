@@ -353,11 +353,20 @@ export const runEffects = async (
     progress: () => {},
   });
 
-/** Polls `f` until it is true (a background session's progress), or fails after `ms`. */
-export async function until(f: () => boolean, ms = 90_000): Promise<void> {
+/**
+ * Polls `f` until it answers (a background session's progress, a process's report): its
+ * answer, or a failure naming `what` after `ms`. `f` may throw to fail at once.
+ */
+export async function until<T>(
+  f: () => T | undefined | false,
+  ms = 90_000,
+  what = "a condition",
+): Promise<T> {
   const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
+  for (;;) {
+    const v = f();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -10,19 +10,14 @@
  * schema; what does not match is in `problems`.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { createVerify } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { verifiedJwt } from "./app-key.ts";
+import type { FakeComment } from "./fake-github.ts";
 import { graphqlProblems, openApiProblems } from "./openapi.ts";
 
-export interface ServerComment {
-  id: number;
-  body: string;
-  user: { login: string; type: string };
-  created_at: string;
-  updated_at: string;
-  html_url: string;
-}
+/** A comment as the API lists it: the nock fake's shape. */
+export type ServerComment = FakeComment;
 
 export interface GitHubServerOptions {
   owner: string;
@@ -113,17 +108,10 @@ export async function startGitHubServer(o: GitHubServerOptions): Promise<GitHubS
   const me = `${o.slug}[bot]`;
 
   const jwtValid = (token: string): boolean => {
-    const [h, p, sig] = token.split(".");
-    if (!h || !p || !sig) return false;
-    const ok = createVerify("RSA-SHA256")
-      .update(`${h}.${p}`)
-      .verify(o.publicKey, Buffer.from(sig, "base64url"));
-    const claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as {
-      iss?: unknown;
-      exp?: number;
-    };
-    return ok && String(claims.iss) === String(o.appId) && (claims.exp ?? 0) * 1000 > Date.now();
+    const claims = verifiedJwt(token, o.publicKey);
+    return String(claims?.iss) === String(o.appId) && (claims?.exp ?? 0) * 1000 > Date.now();
   };
+
   const who = (req: IncomingMessage): string => {
     const header = String(req.headers.authorization ?? "");
     const bearer = /^bearer (.+)$/i.exec(header)?.[1];

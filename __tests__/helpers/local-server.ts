@@ -52,3 +52,12 @@ export async function startServer(
       }),
   };
 }
+
+/** A port on 127.0.0.1 nothing listens on now (for a server started in another process). */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}

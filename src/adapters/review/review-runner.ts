@@ -181,12 +181,12 @@ export const savedJobSchema: z.ZodType<SavedJob> = z.object({
  * read it. Such a run was interrupted, not left waiting: resuming it lets the core take the
  * answer (the gate checks it again against the artifact's bytes).
  */
-async function answeredGate(p: RunPaths): Promise<boolean> {
-  const store = await ReviewRunStore.open(p.run);
-  const state = await store.readState();
-  const awaiting = state?.status === "awaiting-approval" ? state.awaiting : undefined;
+async function answeredGate(
+  runDir: string,
+  awaiting: { gate: string; hash: string } | undefined,
+): Promise<boolean> {
   if (!awaiting) return false;
-  return (await store.approvals()).some(
+  return (await (await ReviewRunStore.open(runDir)).approvals()).some(
     (a) => a.gate === awaiting.gate && a.hash === awaiting.hash,
   );
 }
@@ -375,7 +375,8 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           );
           if (state.status === "ended") continue;
           // At a gate with no answer recorded: it waits for a person, not for a process.
-          if (state.status === "awaiting-approval" && !(await answeredGate(p))) continue;
+          if (state.status === "awaiting-approval" && !(await answeredGate(p.run, state.awaiting)))
+            continue;
           const held = locks.holder(p.run);
           if (held && !held.stale) continue;
           out.push(await readSaved(p));
@@ -419,7 +420,11 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
           );
           return;
         }
-        if (state?.status === "awaiting-approval" && state.awaiting && !(await answeredGate(p))) {
+        if (
+          state?.status === "awaiting-approval" &&
+          state.awaiting &&
+          !(await answeredGate(p.run, state.awaiting))
+        ) {
           if (ledger.gate === state.awaiting.gate && ledger.hash === state.awaiting.hash) return;
           await reporter.update(
             {
