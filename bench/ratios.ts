@@ -29,6 +29,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { cliTarget } from "../scripts/node-targets.ts";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
 import {
@@ -179,7 +180,7 @@ export async function runRatios(options: {
       bundle: true,
       platform: "node",
       format: "esm",
-      target: "node20",
+      target: cliTarget(ROOT),
       outfile: floor,
       logLevel: "silent",
       banner: {

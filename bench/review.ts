@@ -27,6 +27,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { cliTarget } from "../scripts/node-targets.ts";
 import type { SpawnRecord } from "../src/adapters/spawn-log.ts";
 import { median } from "./median.ts";
 import { type Target, targetLines } from "./target.ts";
@@ -59,7 +60,7 @@ async function bundleCli(): Promise<{ cli: string; dir: string }> {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: cliTarget(ROOT),
     minify: true,
     splitting: true,
     outdir: dir,

@@ -4,7 +4,9 @@
  * list: who may trigger, approve and stop, snapshots, redeliveries, pushes, forks, API errors,
  * the verbs that never leave the process, and the state kept between Actions jobs), and the
  * plan Action's approvers (issue 22 item 3: whoever changed the pull request may not approve
- * it; group `approvers`), each with the test that must catch its removal. Run by scripts/mutate.ts (the `app` set).
+ * it; group `approvers`), and the supported Node range (issue 23 item 5: what package.json's
+ * engines, the README and CI say; group `node`), each with the test that must catch its removal.
+ * Run by scripts/mutate.ts (the `app` set).
  */
 import type { Mutation } from "./mutation.ts";
 
@@ -44,6 +46,51 @@ export const APP: Mutation[] = [
     replace: '      await readFile(inputPath, "utf8"),',
     test: "__tests__/cli-conventions.test.ts",
     filter: "reads the workflow's input from standard input",
+  },
+  {
+    group: "node",
+    guard: "engines admits no Node a run-time dependency refuses (20, past its end of life)",
+    file: "package.json",
+    find: '"node": "^22.12 || >=24"',
+    replace: '"node": ">=20.6"',
+    test: "__tests__/node-range.test.ts",
+    filter: "every run-time dependency accepts",
+  },
+  {
+    group: "node",
+    guard: "engines admits no Node the development tools refuse (23, which Vitest leaves out)",
+    file: "package.json",
+    find: '"node": "^22.12 || >=24"',
+    replace: '"node": ">=22.12"',
+    test: "__tests__/node-range.test.ts",
+    filter: "the development tools",
+  },
+  {
+    group: "node",
+    guard: "CI's matrix tests supported Node lines only, the lowest among them",
+    file: ".github/workflows/ci.yml",
+    find: "node: [22, 24]",
+    replace: "node: [20, 24]",
+    test: "__tests__/node-range.test.ts",
+    filter: "CI's matrix",
+  },
+  {
+    group: "node",
+    guard: "test:node-versions runs the lowest supported line",
+    file: "scripts/node-versions.sh",
+    find: "VERSIONS=(22.23.5 24.22.3)",
+    replace: "VERSIONS=(24.22.3)",
+    test: "__tests__/node-range.test.ts",
+    filter: "test:node-versions runs",
+  },
+  {
+    group: "node",
+    guard: "the README states the minimum engines admits",
+    file: "README.md",
+    find: "Node.js 22.12 or newer",
+    replace: "Node.js 20.6 or newer",
+    test: "__tests__/node-range.test.ts",
+    filter: "wherever a minimum is stated",
   },
   {
     group: "auth",
