@@ -133,6 +133,8 @@ export async function runAction(opts: {
   sha?: string;
   /** More environment (or a different GITHUB_SERVER_URL). */
   env?: Record<string, string>;
+  /** The bundle to run (action.yml's `runs.main` in some tree); default this checkout's dist/index.js. */
+  bundle?: string;
 }): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), "terfyn-runner-"));
   const eventPath = join(dir, "event.json");
@@ -169,7 +171,7 @@ export async function runAction(opts: {
   }) as typeof process.stdout.write;
   const exitCode = process.exitCode;
   try {
-    await import(`${pathToFileURL(DIST).href}?run=${++runs}`);
+    await import(`${pathToFileURL(opts.bundle ?? DIST).href}?run=${++runs}`);
   } finally {
     process.stdout.write = originalWrite;
     rec.stop();

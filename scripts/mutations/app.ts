@@ -4,9 +4,10 @@
  * list: who may trigger, approve and stop, snapshots, redeliveries, pushes, forks, API errors,
  * the verbs that never leave the process, and the state kept between Actions jobs), and the
  * plan Action's approvers (issue 22 item 3: whoever changed the pull request may not approve
- * it; group `approvers`), and the supported Node range (issue 23 item 5: what package.json's
- * engines, the README and CI say; group `node`), each with the test that must catch its removal.
- * Run by scripts/mutate.ts (the `app` set).
+ * it; group `approvers`), the supported Node range (issue 23 item 5: what package.json's
+ * engines, the README and CI say; group `node`) and the release script's refusals (issue 23
+ * item 4: group `release`), each with the test that must catch its removal. Run by
+ * scripts/mutate.ts (the `app` set).
  */
 import type { Mutation } from "./mutation.ts";
 
@@ -733,5 +734,68 @@ export const APP: Mutation[] = [
     replace: '          if (state.status === "awaiting-approval")',
     test: "__tests__/app-server-e2e.test.ts",
     filter: "in process",
+  },
+  {
+    group: "release",
+    guard: "the working tree must be clean",
+    file: "scripts/release.ts",
+    find: '  if (dirty !== "") {',
+    replace: "  if (false) {",
+    test: "__tests__/release.test.ts",
+    filter: "a working tree that is not clean",
+  },
+  {
+    group: "release",
+    guard: "package.json's version must be the release's",
+    file: "scripts/release.ts",
+    find: "  if (pkg.version !== version)",
+    replace: "  if (false)",
+    test: "__tests__/release.test.ts",
+    filter: "a version package.json does not have",
+  },
+  {
+    group: "release",
+    guard: "CHANGELOG.md must have the release's section",
+    file: "scripts/release.ts",
+    find: "  if (notes === undefined)",
+    replace: "  if (false)",
+    test: "__tests__/release.test.ts",
+    filter: "a version CHANGELOG.md has no section for",
+  },
+  {
+    group: "release",
+    guard: "dist/ must match a fresh build",
+    file: "scripts/release.ts",
+    find: "  if (!build.ok) {",
+    replace: "  if (false) {",
+    test: "__tests__/release.test.ts",
+    filter: "a dist/ that does not match a fresh build",
+  },
+  {
+    group: "release",
+    guard: "the bundled CLI must say the release's version",
+    file: "scripts/release.ts",
+    find: "  if (!cli.ok || cli.stdout !== version)",
+    replace: "  if (false)",
+    test: "__tests__/release.test.ts",
+    filter: "a bundled CLI whose version is not the release's",
+  },
+  {
+    group: "release",
+    guard: "a release tag is never re-pointed at another commit",
+    file: "scripts/release.ts",
+    find: "  if (existing !== undefined && existing !== head)",
+    replace: "  if (false)",
+    test: "__tests__/release.test.ts",
+    filter: "a version tagged on another commit",
+  },
+  {
+    group: "release",
+    guard: "the major tag never moves back to an older release",
+    file: "scripts/release.ts",
+    find: "  if (newest !== undefined && newer(newest, parsed))",
+    replace: "  if (false)",
+    test: "__tests__/release.test.ts",
+    filter: "a release older than the newest of its major",
   },
 ];
