@@ -1,6 +1,7 @@
 /**
  * A run directory on disk: `journal.jsonl` (append-only, fsync'd after every event),
- * `state.json` (written atomically), `approvals.jsonl` (append-only) and `input.json`.
+ * `state.json` (written atomically), `approvals.jsonl` (append-only), `input.json`, and
+ * `model-script.yaml` when the model script came from standard input.
  * `TERFYN_TEST_KILL_AFTER_EVENT=N` makes the process SIGKILL itself right after the N-th event
  * of this session is durable: the crash tests use it to stop a real run at every journal point.
  */
@@ -25,6 +26,9 @@ import { RunDirectoryError } from "./run-directory-error.ts";
 
 export type { RunState, RunStatus } from "../../core/runs/run-state.ts";
 export { RunDirectoryError };
+
+/** Where a run keeps the model script it was given on standard input (`--model-script -`). */
+export const MODEL_SCRIPT_COPY = "model-script.yaml";
 
 export interface ApprovalRecord {
   hash: string;
@@ -181,6 +185,18 @@ export class RunStore {
       fsync: true,
     });
     directorySync.fsync(this.dir);
+  }
+
+  /**
+   * A model script that came from standard input, kept as `model-script.yaml` so a resume can
+   * read it again; returns the copy's path (what the run records as its model script).
+   */
+  async writeModelScript(text: string): Promise<string> {
+    this.guard();
+    const path = join(this.dir, MODEL_SCRIPT_COPY);
+    await writeFileAtomic(path, text, { fsync: true });
+    directorySync.fsync(this.dir);
+    return path;
   }
 
   async readInput(): Promise<unknown> {

@@ -19,10 +19,15 @@ export async function readStateFile(path: string): Promise<StateFile | undefined
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new StateFileError(`cannot read state file ${path}: ${(e as Error).message}`);
   }
+  return stateFromText(text, path);
+}
+
+/** A state file's text as the state (`where` names it in the error: a path, or standard input). */
+export function stateFromText(text: string, where: string): StateFile {
   const parsed = parseStateFile(text);
   if (!parsed.ok) {
     throw new StateFileError(
-      `state file ${path} is ${parsed.error}; restore it from version control, or delete it to plan from scratch`,
+      `state file ${where} is ${parsed.error}; restore it from version control, or delete it to plan from scratch`,
     );
   }
   return parsed.state;

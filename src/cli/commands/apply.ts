@@ -10,6 +10,7 @@ import { renderPlanText } from "../../core/render/plan-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories, STDIN } from "../file-args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
 import {
@@ -55,6 +56,14 @@ export async function applyCommand(argv: string[], io: CliIo): Promise<number> {
     );
   }
 
+  refuseStdinDirectories("apply", {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+  });
+  // apply writes the state file it compares with: standard input cannot be written back.
+  if (values.state === STDIN)
+    throw new UsageError(
+      "apply: --state -: apply reads the state file and then writes it, and standard input cannot be written; name the state file (`terfyn plan --state -` reads one from standard input)",
+    );
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, { state: values.state as string | undefined });
   const result = await planAgainst(io, ctx, prior);

@@ -11,6 +11,7 @@ import { runGitProcess } from "../../adapters/git/git-process.ts";
 import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { takeRunLock } from "./run-directory.ts";
 
@@ -105,6 +106,9 @@ export async function approveCommand(argv: string[], io: CliIo): Promise<number>
     by: await approver(io, values.by as string | undefined),
     ...(values.deny ? { deny: (values.reason as string).trim() } : {}),
   };
+  refuseStdinDirectories("approve", {
+    "--run": { value: values.run, what: "the run directory of the paused run" },
+  });
   const dir = resolve(io.cwd, values.run as string);
   // Refused early (no lock file created) when the directory is not a run of either kind.
   if (!existsSync(join(dir, "run.json"))) await new (await engineRunStore())(dir).readState();

@@ -13,6 +13,7 @@ import { gitToplevel, realPathOf } from "../../adapters/fs/real-path.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { runCapabilityTests } from "../../core/testing/capability-tests.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 
@@ -166,6 +167,9 @@ export async function initCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 1)
     throw new UsageError(`init: one directory at most, not ${positionals.length}`);
+  refuseStdinDirectories("init", {
+    DIR: { value: positionals[0], what: "where the project is created" },
+  });
   const dir = resolve(io.cwd, positionals[0] ?? ".");
   const where = relative(io.cwd, dir) || ".";
   const name =

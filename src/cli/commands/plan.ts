@@ -14,6 +14,7 @@ import { renderPlanText } from "../../core/render/plan-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 import { loadPrior, loadProject, planAgainst, printDiagnostics } from "./project-context.ts";
 
@@ -30,7 +31,8 @@ same with a pull request's base). The plan ends with its content hash.
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
   --against GITREF     compare with the project at this git revision (no checkout needed)
-  --state FILE         the state file to compare with (default: the project's spec.state)
+  --state FILE         the state file to compare with (default: the project's spec.state);
+                       - reads it from standard input
   --json               print the plan as JSON (same as --format json)
   --format FORMAT      text (default), json, markdown, annotations or sarif
   --out FILE           also write the plan in --out-format to FILE
@@ -71,6 +73,9 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError("plan: --against and --state are alternatives; give one");
   }
 
+  refuseStdinDirectories("plan", {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+  });
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, {
     against: values.against as string | undefined,

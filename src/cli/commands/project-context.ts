@@ -21,6 +21,7 @@ import type { StateFile } from "../../core/plan/state.ts";
 import { renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { type ValidationResult, validateProject } from "../../core/validate.ts";
+import { readStdinFor, STDIN, STDIN_LABEL } from "../file-args.ts";
 import { type CliIo, useColor } from "../io.ts";
 
 export interface ProjectContext {
@@ -134,14 +135,18 @@ export async function loadPrior(
     const { projectRevisionSource } = await import("../../adapters/git/project-source.ts");
     return { side: await projectRevisionSource(ctx.root, options.against), name: options.against };
   }
-  const path = statePath(io, ctx, options.state);
-  const { readStateFile } = await import("../../adapters/fs/state-file.ts");
-  const state = await readStateFile(path);
+  const { readStateFile, stateFromText } = await import("../../adapters/fs/state-file.ts");
+  // `--state -`: the state file's text on standard input (plan only; apply writes its file).
+  const fromStdin = options.state === STDIN;
+  const path = fromStdin ? STDIN : statePath(io, ctx, options.state);
+  const state = fromStdin
+    ? stateFromText(await readStdinFor(io, "--state"), STDIN_LABEL)
+    : await readStateFile(path);
   if (!state) return { side: undefined, name: "an empty state" };
   return {
     side: {
       recorded: state.resources,
-      origin: { source: "state", ref: relative(io.cwd, path) || path },
+      origin: { source: "state", ref: fromStdin ? STDIN : relative(io.cwd, path) || path },
     },
     name: "the state",
     state,

@@ -20,6 +20,7 @@ import { readProjectDirectory } from "../../adapters/fs/read-project.ts";
 import { gitToplevel } from "../../adapters/fs/real-path.ts";
 import { ReviewRunStore } from "../../adapters/fs/review-run-store.ts";
 import { RunLockHeldError } from "../../adapters/fs/run-lock.ts";
+import { MODEL_SCRIPT_COPY } from "../../adapters/fs/run-store.ts";
 import { ModelRouter, modelProblem } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { localEffects } from "../../adapters/review/local-effects.ts";
@@ -38,6 +39,13 @@ import type { TerminalState } from "../../core/review/phases.ts";
 import { DoctrineSteps } from "../../core/review/steps.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import {
+  readStdinFor,
+  refuseStdinDirectories,
+  refuseTwoStdinReaders,
+  STDIN,
+  STDIN_LABEL,
+} from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { VERSION } from "../version.ts";
 import { approver } from "./approve.ts";
@@ -60,6 +68,9 @@ interface RunConfig {
   /** Some session of the run ran the repository's commands without the sandbox (--unconfined). */
   unconfined?: boolean;
 }
+
+/** Where a run keeps the request it was given on standard input (`--request -`). */
+const REQUEST_COPY = "request.stdin.json";
 
 /** What every agent runs on when neither --model nor --model-script says otherwise. */
 const DEFAULT_MODEL = "mock/gpt-4";
@@ -109,10 +120,13 @@ Where no sandbox can be made the run is refused, saying what to install or enabl
 
 Options:
   --repo PATH          the repository (its AGENTS.md declares the commands)
-  --request FILE       request.json: the threads, with provenance
+  --request FILE       request.json: the threads, with provenance; - reads it from standard
+                       input, and the run keeps a copy (request.stdin.json)
   --run-dir DIR        the run directory (state.json, artifacts, report.md)
   --model-script FILE  drive the agents with a model script (offline, deterministic); wins over
-                       --model
+                       --model. - reads it from standard input: a new run keeps a copy
+                       (model-script.yaml) for --resume; given to --resume, it drives that
+                       session only
   --model MODEL        the model the agents run on: anthropic/<model> for all of them, or
                        \`declared\` for each agent's own (agents/review-response/main.agent:
                        the Decider and Planner on a stronger tier than the TestWriter and
@@ -173,6 +187,18 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
   }
   if (positionals.length > 0)
     throw new UsageError(`review: unexpected argument \`${positionals[0]}\``);
+  refuseTwoStdinReaders("review", {
+    "--request": values.request,
+    "--model-script": values["model-script"],
+  });
+  refuseStdinDirectories("review", {
+    "--repo": { value: values.repo, what: "the repository under review" },
+    "--run-dir": { value: values["run-dir"], what: "the run directory" },
+    "--resume": { value: values.resume, what: "the run directory to continue" },
+    "--prior": { value: values.prior, what: "an earlier run's directory" },
+    "--sweep": { value: values.sweep, what: "the directory whose runs are swept" },
+    "--stop": { value: values.stop, what: "the run directory to stop" },
+  });
   if (values.sweep !== undefined) {
     return sweep(
       resolve(io.cwd, values.sweep as string),
@@ -202,6 +228,10 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values[flag] !== undefined) throw new UsageError(`review: --${flag} goes with --stop`);
   let runDir: string;
   let config: RunConfig;
+  /** A script given on standard input at --resume: this session's only. */
+  let sessionScript: ScriptedModel | undefined;
+  /** What came from standard input for a new run, kept in its run directory once it is locked. */
+  const copies: { name: string; text: string }[] = [];
   if (values.resume !== undefined) {
     runDir = resolve(io.cwd, values.resume as string);
     try {
@@ -209,7 +239,11 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     } catch {
       throw new UserError(`${values.resume} is not a review run directory (no run.json)`);
     }
-    if (values["model-script"] !== undefined)
+    if (values["model-script"] === STDIN) {
+      sessionScript = ScriptedModel.parse(STDIN_LABEL, await readStdinFor(io, "--model-script"));
+      // Only this session's (run.json is not rewritten with it), as a script file given here is.
+      config.modelScript = STDIN_LABEL;
+    } else if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
     if (values.model !== undefined) config.model = values.model as string;
     if (values.unconfined) config.unconfined = true;
@@ -219,15 +253,30 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
         throw new UsageError(`review: --${flag} is required (or --resume RUN_DIR)`);
     }
     runDir = resolve(io.cwd, values["run-dir"] as string);
+    // Standard input is not there for --resume: what it gave is kept in the run directory, and
+    // run.json names that copy.
+    const fromStdin = async (flag: string, name: string, check?: (text: string) => void) => {
+      const text = await readStdinFor(io, flag);
+      check?.(text);
+      copies.push({ name, text });
+      return join(runDir, name);
+    };
     config = {
       repo: resolve(io.cwd, values.repo as string),
-      request: resolve(io.cwd, values.request as string),
+      request:
+        values.request === STDIN
+          ? await fromStdin("--request", REQUEST_COPY)
+          : resolve(io.cwd, values.request as string),
       ...(values.prior !== undefined ? { prior: resolve(io.cwd, values.prior as string) } : {}),
       ...(values.push ? { push: true } : {}),
       ...(values.model !== undefined ? { model: values.model as string } : {}),
       ...(values.unconfined ? { unconfined: true } : {}),
     };
-    if (values["model-script"] !== undefined)
+    if (values["model-script"] === STDIN)
+      config.modelScript = await fromStdin("--model-script", MODEL_SCRIPT_COPY, (text) => {
+        ScriptedModel.parse(STDIN_LABEL, text);
+      });
+    else if (values["model-script"] !== undefined)
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
   // The agents, and whether the models they would run on can run at all, before anything starts.
@@ -259,6 +308,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     if (values.resume === undefined) {
       refuseUsedRunDir(io, runDir, "terfyn review --resume");
+      for (const copy of copies) await writeFile(join(runDir, copy.name), copy.text);
       await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
     } else if (values.model !== undefined || values.unconfined) {
       // A --model given on resume is the run's model from now on, for the next resume too; an
@@ -271,7 +321,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     }
     store.guard = () => lock.verify();
     await keepAgentsCopy(runDir, agents);
-    return await reviewLocked(io, runDir, store, config, agents, sandbox);
+    return await reviewLocked(io, runDir, store, config, agents, sandbox, sessionScript);
   } finally {
     lock.release();
   }
@@ -324,8 +374,9 @@ async function reviewLocked(
   config: RunConfig,
   agentsCtx: AgentsProject,
   sandbox: Sandbox,
+  sessionScript?: ScriptedModel,
 ): Promise<number> {
-  const ports = await localPorts(io, runDir, store, config, agentsCtx, sandbox);
+  const ports = await localPorts(io, runDir, store, config, agentsCtx, sandbox, sessionScript);
   const outcome = await runReview(ports);
   const shown = relative(io.cwd, runDir) || runDir;
   if (outcome.status === "awaiting-approval") {
@@ -346,8 +397,12 @@ async function localPorts(
   config: RunConfig,
   agentsCtx: AgentsProject,
   sandbox: Sandbox,
+  /** A script given on standard input at --resume, instead of the one run.json names. */
+  sessionScript?: ScriptedModel,
 ): Promise<ReviewPorts> {
-  const script = config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined;
+  const script =
+    sessionScript ??
+    (config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined);
   const model = new ModelRouter({
     ...(script ? { script } : {}),
     forceScript: script !== undefined,

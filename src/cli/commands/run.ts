@@ -4,7 +4,6 @@
  * stderr; the result as JSON on stdout. Exit 0 completed, 2 awaiting approval, 1 otherwise.
  */
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
@@ -29,6 +28,14 @@ import type { LockOwner } from "../../core/runs/run-lock.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import {
+  readFileArg,
+  readStdinFor,
+  refuseStdinDirectories,
+  refuseTwoStdinReaders,
+  STDIN,
+  STDIN_LABEL,
+} from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
@@ -59,7 +66,8 @@ Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
   --input-file FILE    JSON input for the workflow's parameter (an object keyed by parameter
                        name when it has several); - reads it from standard input
-  --model-script FILE  drive every agent with this model script (offline, deterministic)
+  --model-script FILE  drive every agent with this model script (offline, deterministic);
+                       - reads it from standard input, and the run keeps a copy for --resume
   --run-dir DIR        where to keep the run (default: the project's runs directory/<run id>)
   --resume RUN_DIR     continue a run that paused or stopped
   --unconfined         run run_tests and command tools WITHOUT the sandbox, with this
@@ -92,6 +100,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const scriptArg = values["model-script"] as string | undefined;
   const unconfined = values.unconfined === true;
+  refuseTwoStdinReaders("run", {
+    "--input-file": values["input-file"],
+    "--model-script": scriptArg,
+  });
+  refuseStdinDirectories("run", {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+    "--run-dir": { value: values["run-dir"], what: "where the run is kept" },
+    "--resume": { value: values.resume, what: "the run directory to continue" },
+  });
   if (values.resume !== undefined) {
     if (
       positionals.length > 0 ||
@@ -130,21 +147,23 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     );
   }
 
-  const fromStdin = values["input-file"] === "-";
-  if (fromStdin && !io.readStdin)
-    throw new UserError("--input-file -: there is no standard input to read");
-  const inputPath = resolve(io.cwd, values["input-file"] as string);
-  let raw: unknown;
+  const inputArg = values["input-file"] as string;
+  let inputText: string;
   try {
-    raw = JSON.parse(
-      fromStdin && io.readStdin ? await io.readStdin() : await readFile(inputPath, "utf8"),
-    );
+    inputText = await readFileArg(io, "--input-file", inputArg);
   } catch (e) {
+    if (e instanceof UserError) throw e;
     throw new UserError(
       (e as NodeJS.ErrnoException).code === "ENOENT"
-        ? `input file ${values["input-file"]} does not exist`
-        : `input file ${values["input-file"]} is not valid JSON: ${(e as Error).message}`,
+        ? `input file ${inputArg} does not exist`
+        : `cannot read input file ${inputArg}: ${(e as Error).message}`,
     );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(inputText);
+  } catch (e) {
+    throw new UserError(`input file ${inputArg} is not valid JSON: ${(e as Error).message}`);
   }
   // Checked before anything recursive (schema checks, JSON.stringify, hashing) touches it.
   if (nestingProblem(raw, MAX_INPUT_DEPTH) !== undefined) {
@@ -170,14 +189,25 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     values["run-dir"] !== undefined
       ? resolve(io.cwd, values["run-dir"] as string)
       : resolve(ctx.root, project.settings.runsPath, runId);
+  // A script on standard input is kept in the run directory once it exists (startRun), and
+  // that copy is what the run records for --resume: standard input is not there again.
+  const scriptText = scriptArg === STDIN ? await readStdinFor(io, "--model-script") : undefined;
   const scriptPath =
     scriptArg !== undefined
-      ? resolve(io.cwd, scriptArg)
+      ? scriptArg === STDIN
+        ? undefined
+        : resolve(io.cwd, scriptArg)
       : project.settings.modelScript !== undefined
         ? resolve(ctx.root, project.settings.modelScript)
         : undefined;
+  const script =
+    scriptText !== undefined
+      ? ScriptedModel.parse(STDIN_LABEL, scriptText)
+      : scriptPath !== undefined
+        ? await ScriptedModel.load(scriptPath)
+        : undefined;
   const program = compileProgram(project, workflow);
-  const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
+  const prepared = await prepare(project, program, script, ctx.root, io, {
     unconfined,
     hide: hiddenFromExecutedCode(ctx.root, project, runDir),
   });
@@ -201,6 +231,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       prepared,
       environment,
       scriptPath,
+      scriptText,
       scriptArg,
       raw,
       args,
@@ -244,13 +275,21 @@ async function startRun(
     prepared: Prepared;
     environment: RunEnvironment;
     scriptPath: string | undefined;
+    /** The model script's text when it came from standard input: kept in the run directory. */
+    scriptText: string | undefined;
     scriptArg: string | undefined;
     raw: unknown;
     args: unknown[];
     params: number;
   },
 ): Promise<number> {
-  const { runId, workflow, program, scriptPath, scriptArg, raw, args } = x;
+  const { runId, workflow, program, scriptArg, raw, args } = x;
+  let scriptPath = x.scriptPath;
+  if (x.scriptText !== undefined) {
+    scriptPath = await store.writeModelScript(x.scriptText);
+    // Named by its copy from here on, as a resume will name it.
+    x.prepared.script = ScriptedModel.parse(scriptPath, x.scriptText);
+  }
   const runDir = store.dir;
   const now = () => (io.now?.() ?? new Date()).toISOString();
   const state: RunState = {
@@ -384,8 +423,16 @@ async function resumeLocked(
     io.stdout(`${JSON.stringify(last.result, null, 2)}\n`);
     return 0;
   }
-  const scriptPath = scriptArg !== undefined ? resolve(io.cwd, scriptArg) : state.model_script;
-  const prepared = await prepare(project, program, scriptPath, ctx.root, io, {
+  // A script given again on resume is this session's only; standard input is read here, once.
+  const script =
+    scriptArg === STDIN
+      ? ScriptedModel.parse(STDIN_LABEL, await readStdinFor(io, "--model-script"))
+      : scriptArg !== undefined || state.model_script !== undefined
+        ? await ScriptedModel.load(
+            scriptArg !== undefined ? resolve(io.cwd, scriptArg) : (state.model_script as string),
+          )
+        : undefined;
+  const prepared = await prepare(project, program, script, ctx.root, io, {
     unconfined,
     hide: hiddenFromExecutedCode(ctx.root, project, runDir),
   });
@@ -433,16 +480,15 @@ interface Prepared {
   unconfined: boolean;
 }
 
-/** Everything that can be wrong before a run starts: the model script, sandbox root, test command. */
+/** Everything that can be wrong before a run starts: the sandbox root, the test command. */
 async function prepare(
   project: import("../../core/model/project.ts").ResolvedProject,
   program: import("../../core/engine/ir.ts").IrProgram,
-  scriptPath: string | undefined,
+  script: ScriptedModel | undefined,
   projectRoot: string,
   io: CliIo,
   confinement: { unconfined: boolean; hide: string[] },
 ): Promise<Prepared> {
-  const script = scriptPath !== undefined ? await ScriptedModel.load(scriptPath) : undefined;
   const interrupt = new AbortController();
   let sandbox: Promise<Sandbox> | undefined;
   const tools = await buildToolPort(project, program, {

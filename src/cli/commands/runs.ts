@@ -10,6 +10,7 @@ import type { JournalEvent } from "../../core/engine/journal.ts";
 import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError } from "../io.ts";
 import { loadProject } from "./project-context.ts";
 
@@ -48,6 +49,10 @@ export async function runsCommand(argv: string[], io: CliIo): Promise<number> {
   if (format !== "text" && format !== "json")
     throw new UsageError(`runs: --format must be text or json, not \`${format}\``);
   const [sub, arg, extra] = positionals;
+  refuseStdinDirectories(`runs ${sub}`, {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+    RUN_DIR: { value: sub === "show" ? arg : undefined, what: "the run directory to show" },
+  });
   if (sub === "list") {
     if (arg !== undefined) throw new UsageError(`runs list: unexpected argument \`${arg}\``);
     const ctx = await loadProject(io, values.project as string | undefined);

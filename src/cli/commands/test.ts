@@ -17,6 +17,7 @@ import {
 } from "../../core/testing/capability-tests.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, UserError, useColor } from "../io.ts";
 import { loadProject } from "./project-context.ts";
 
@@ -55,6 +56,9 @@ export async function testCommand(argv: string[], io: CliIo): Promise<number> {
   const format = values.json ? "json" : ((values.format as string | undefined) ?? "text");
   if (format !== "text" && format !== "json")
     throw new UsageError(`test: --format must be text or json, not \`${format}\``);
+  refuseStdinDirectories("test", {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+  });
   const ctx = await loadProject(io, values.project as string | undefined);
   const color = useColor(io);
   const paint = (code: string, s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);

@@ -13,6 +13,7 @@ import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { validateProject } from "../../core/validate.ts";
 import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
+import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 
 export const VALIDATE_HELP = `Usage: terfyn validate --project DIR [--format text|json]
@@ -46,6 +47,9 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   if (format !== "text" && format !== "json")
     throw new UsageError(`validate: --format must be text or json, not \`${format}\``);
 
+  refuseStdinDirectories("validate", {
+    "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
+  });
   const projectArg = (values.project as string | undefined) ?? ".";
   const root = resolve(io.cwd, projectArg);
   const read = await readProjectDirectory(root);
