@@ -23,6 +23,9 @@ interface LockEntry {
 }
 const lock: { packages: Record<string, LockEntry> } = JSON.parse(read("package-lock.json"));
 
+/** What only builds, checks or tests Terfyn: never bundled into dist/ nor loaded by the App. */
+const TOOLS = ["vitest", "vite", "esbuild", "@biomejs/biome", "typescript", "fast-check", "nock"];
+
 /** The installed packages (the root project left out) with the Node range each declares. */
 const withRanges = Object.entries(lock.packages).flatMap(([path, entry]) => {
   const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
@@ -52,11 +55,18 @@ describe("package.json's engines.node", () => {
     expect(minimum).not.toBeNull();
   });
 
-  // The lock's entries without `dev` are the production tree: what the App loads from
-  // node_modules and what the bundles in dist/ (the Action, the CLI) are built from.
+  // The published package has no dependencies: everything is bundled into dist/ or loaded
+  // by the App from a checkout after `npm ci`, so the packages the bundles are built from and
+  // the App loads (Probot, Octokit, the SDKs) are development dependencies in the lock too.
+  // They are the ones outside the tools' own trees.
   it("admits only Node versions every run-time dependency accepts", () => {
-    const runtime = withRanges.filter(({ entry }) => !entry.dev);
-    expect(runtime.length).toBeGreaterThan(20);
+    const runtime = withRanges.filter(
+      ({ entry, name }) =>
+        !entry.optional && !TOOLS.some((t) => name === t || name.startsWith(`${t}/`)),
+    );
+    expect(runtime.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(["probot", "@octokit/core", "content-type"]),
+    );
     expect(narrowerThanDeclared(runtime)).toEqual([]);
   });
 

@@ -83,7 +83,7 @@ describe("plan renderers", () => {
 
   it("sarif: a 2.1.0 log with one result per annotation, at the same places", async () => {
     const plan = await widenedPlan();
-    const log = renderPlanSarif(plan, { pathPrefix: "examples/irl/" });
+    const log = renderPlanSarif(plan, { pathPrefix: "examples/irl/", toolVersion: "1.2.3" });
     expect(log.version).toBe("2.1.0");
     const results = log.runs[0]?.results ?? [];
     expect(

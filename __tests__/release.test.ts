@@ -14,6 +14,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -47,6 +48,7 @@ const INPUTS = [
   "agents",
   "src",
   "scripts/build-dist.ts",
+  "scripts/node-targets.ts",
 ];
 
 const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version as string;
@@ -169,6 +171,28 @@ function tagged(gitDir: string, tag: string): string {
 }
 
 const tags = (repo: string) => git(repo, "tag", "--list");
+
+describe("the version", () => {
+  // A workflow that pins a major no release has tagged fails on its first run: what the
+  // README, the docs and `terfyn init` tell people to write is this version's major tag.
+  it(`is one: package.json's, the CLI's, and ${MAJOR} wherever the Action is pinned`, async () => {
+    const { VERSION: cli } = await import("../src/cli/version.ts");
+    expect(cli).toBe(VERSION);
+    const { actionWorkflow } = await import("../src/cli/commands/init.ts");
+    const sources: [string, string][] = [
+      ["terfyn init's workflow", actionWorkflow("agents")],
+      ["README.md", readFileSync(join(ROOT, "README.md"), "utf8")],
+      ...readdirSync(join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f): [string, string] => [`docs/${f}`, readFileSync(join(ROOT, "docs", f), "utf8")]),
+    ];
+    const pins = sources.flatMap(([where, text]) =>
+      [...text.matchAll(/\bterfyn\/terfyn@(v\d+)\b(?![.\d])/g)].map((m) => ({ where, pin: m[1] })),
+    );
+    expect(pins.filter((p) => p.where === "terfyn init's workflow").length).toBeGreaterThan(0);
+    expect(pins.filter((p) => p.pin !== MAJOR)).toEqual([]);
+  });
+});
 
 describe("scripts/release.ts refuses", () => {
   it("a version that is not X.Y.Z, and --push without a remote", () => {

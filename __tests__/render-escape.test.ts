@@ -378,7 +378,7 @@ describe("end to end: a hostile Schema property key and agent instructions", () 
     expect(rawInvisible(annotations.map((a) => `${a.title}\n${a.message}`).join("\n"))).toBe(
       undefined,
     );
-    const sarif = renderPlanSarif(plan).runs[0]?.results ?? [];
+    const sarif = renderPlanSarif(plan, { toolVersion: "1.2.3" }).runs[0]?.results ?? [];
     expect(rawInvisible(sarif.map((r) => r.message.text ?? "").join("\n"))).toBeUndefined();
   });
 });
@@ -407,7 +407,7 @@ describe("a plan value that reaches an annotation and SARIF", () => {
       title: "Forbidden effect: workspace.read\\u202E",
       message: `${PAYLOAD}\\u202E\\u200B`,
     });
-    const sarif = renderPlanSarif(hostile).runs[0]?.results ?? [];
+    const sarif = renderPlanSarif(hostile, { toolVersion: "1.2.3" }).runs[0]?.results ?? [];
     expect(sarif[0]?.message.text).toContain("\\u202E");
     for (const text of [
       ...annotations.map((a) => `${a.title}\n${a.message}`),

@@ -25,13 +25,13 @@ const RULES = {
 
 export function renderPlanSarif(
   plan: Plan,
-  options: { pathPrefix?: string; toolVersion?: string } = {},
+  options: { pathPrefix?: string; toolVersion: string },
 ): Log {
   const builder = new SarifBuilder();
   const run = new SarifRunBuilder().initSimple({
     toolDriverName: "terfyn",
-    toolDriverVersion: options.toolVersion ?? "0.1.0",
-    url: "https://terfyn.dev",
+    toolDriverVersion: options.toolVersion,
+    url: "https://github.com/terfyn/terfyn",
   });
   for (const [ruleId, text] of Object.entries(RULES)) {
     run.addRule(new SarifRuleBuilder().initSimple({ ruleId, shortDescriptionText: text }));

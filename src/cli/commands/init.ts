@@ -15,6 +15,7 @@ import { runCapabilityTests } from "../../core/testing/capability-tests.ts";
 import { parseFlags } from "../args.ts";
 import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { VERSION } from "../version.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 
 export const INIT_HELP = `Usage: terfyn init [DIR]
@@ -107,6 +108,9 @@ spec:
 `,
 });
 
+/** The Action pinned at this CLI's major release tag (docs/github-action.md, "Pinning"). */
+const ACTION = `terfyn/terfyn@v${VERSION.split(".")[0]}`;
+
 /** The Action's workflow, as docs/github-action.md recommends it, planning `project`. */
 export function actionWorkflow(project: string): string {
   return `# .github/workflows/terfyn.yml
@@ -134,7 +138,7 @@ jobs:
     steps:
       - uses: actions/checkout@v6   # the merge commit; the Action fetches base and head itself
       - id: terfyn
-        uses: terfyn/terfyn@v1
+        uses: ${ACTION}
         with:
           project: ${project}
   approve:
@@ -148,7 +152,7 @@ jobs:
       statuses: write
     steps:
       - uses: actions/checkout@v6
-      - uses: terfyn/terfyn@v1
+      - uses: ${ACTION}
         with:
           project: ${project}
 `;

@@ -16,6 +16,7 @@ import { plural } from "../../core/words.ts";
 import { parseFlags } from "../args.ts";
 import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
+import { VERSION } from "../version.ts";
 import { loadPrior, loadProject, planAgainst, printDiagnostics } from "./project-context.ts";
 
 export const PLAN_HELP = `Usage: terfyn plan --project DIR [--against GITREF] [--state FILE] [--json] [--detailed-exitcode]
@@ -106,7 +107,14 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
       case "annotations":
         return `${JSON.stringify(renderPlanAnnotations(plan, { pathPrefix: ctx.where === "." ? "" : `${ctx.where}/` }), null, 2)}\n`;
       case "sarif":
-        return `${JSON.stringify(renderPlanSarif(plan, { pathPrefix: ctx.where === "." ? "" : `${ctx.where}/` }), null, 2)}\n`;
+        return `${JSON.stringify(
+          renderPlanSarif(plan, {
+            pathPrefix: ctx.where === "." ? "" : `${ctx.where}/`,
+            toolVersion: VERSION,
+          }),
+          null,
+          2,
+        )}\n`;
       default:
         return renderPlanText(plan, { color: useColor(io), priorName: prior.name });
     }

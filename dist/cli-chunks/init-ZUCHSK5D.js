@@ -1,5 +1,5 @@
 import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{a as x}from"./chunk-WW3NOZQS.js";import{c as q,e as A}from"./chunk-FNHCA4R6.js";import"./chunk-W577HZLE.js";import"./chunk-A7KLR7C2.js";import{a as $,d as _}from"./chunk-BRK74T5K.js";import{f as n,h as v,i as j}from"./chunk-SRF25IFE.js";import"./chunk-GFW4UMHK.js";import{a as d,b as T}from"./chunk-7P7T5M4R.js";import"./chunk-QTSHRPE7.js";import"./chunk-PMPGV4OQ.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-CRHX2DYB.js";import"./chunk-ML6YJ7H3.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";import{existsSync as C}from"node:fs";import{mkdir as I,writeFile as P}from"node:fs/promises";import{basename as V,dirname as E,join as o,relative as h,resolve as S,sep as U}from"node:path";var z=`Usage: terfyn init [DIR]
+import{a as x}from"./chunk-WW3NOZQS.js";import{c as _,e as q}from"./chunk-FNHCA4R6.js";import{a as $}from"./chunk-ADTHSNN7.js";import"./chunk-W577HZLE.js";import"./chunk-A7KLR7C2.js";import{a as A,d as I}from"./chunk-BRK74T5K.js";import{f as n,h as v,i as j}from"./chunk-SRF25IFE.js";import"./chunk-GFW4UMHK.js";import{a as d,b as T}from"./chunk-7P7T5M4R.js";import"./chunk-QTSHRPE7.js";import"./chunk-PMPGV4OQ.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-CRHX2DYB.js";import"./chunk-ML6YJ7H3.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";import{existsSync as C}from"node:fs";import{mkdir as O,writeFile as E}from"node:fs/promises";import{basename as S,dirname as P,join as o,relative as h,resolve as U,sep as z}from"node:path";var F=`Usage: terfyn init [DIR]
 
 Create a Terfyn project in DIR (default: .): terfyn.yaml, main.agent (one agent on the mock
 model), tools.yaml (the workspace tool), schemas.yaml, policies.yaml, tests/capabilities.yaml,
@@ -9,7 +9,7 @@ project is validated and its capability tests run; then try \`terfyn plan --proj
 
 Options:
   -h, --help  show this help
-`,F=r=>({"terfyn.yaml":`# The project: every .agent file and YAML resource below this directory belongs to it.
+`,G=r=>({"terfyn.yaml":`# The project: every .agent file and YAML resource below this directory belongs to it.
 apiVersion: terfyn.dev/v1
 kind: Project
 metadata: { name: ${r} }
@@ -78,7 +78,7 @@ spec:
   assertions:
     - forbidEffect: { agent: Assistant, effect: workspace.write }
     - workflowEffects: { workflow: Answer, equals: [workspace.read] }
-`});function G(r){return`# .github/workflows/terfyn.yml
+`}),R=`terfyn/terfyn@v${$.split(".")[0]}`;function H(r){return`# .github/workflows/terfyn.yml
 name: terfyn
 on:
   pull_request:
@@ -103,7 +103,7 @@ jobs:
     steps:
       - uses: actions/checkout@v6   # the merge commit; the Action fetches base and head itself
       - id: terfyn
-        uses: terfyn/terfyn@v1
+        uses: ${R}
         with:
           project: ${r}
   approve:
@@ -117,20 +117,20 @@ jobs:
       statuses: write
     steps:
       - uses: actions/checkout@v6
-      - uses: terfyn/terfyn@v1
+      - uses: ${R}
         with:
           project: ${r}
-`}var N=`# .github/terfyn.yml on the base branch: who may approve, and what fails
+`}var J=`# .github/terfyn.yml on the base branch: who may approve, and what fails
 approvers: maintain
 fail-on: widening
-`;async function ee(r,t){let{values:O,positionals:p}=$("init",r,{});if(O.help)return t.stdout(z),0;if(p.length>1)throw new v(`init: one directory at most, not ${p.length}`);_("init",{DIR:{value:p[0],what:"where the project is created"}});let s=S(t.cwd,p[0]??"."),c=h(t.cwd,s)||".",R=V(s).toLowerCase().replace(/[^a-z0-9-]+/g,"-").replace(/^-+|-+$/g,"")||"agents",l=F(R),y=Object.keys(l).filter(e=>C(o(s,e)));if(y.length>0)throw new j(`init: ${n(c)} already has ${y.map(e=>n(e)).join(", ")}; nothing was written (init never overwrites)`);let w=T(s)??s,D=h(d(w),d(s)).split(U).join("/")||".",L={".github/workflows/terfyn.yml":G(D),".github/terfyn.yml":N};for(let[e,u]of Object.entries(l))await I(E(o(s,e)),{recursive:!0}),await P(o(s,e),u,{flag:"wx"});let g=Object.keys(l).map(e=>o(c,e)),f=[];for(let[e,u]of Object.entries(L)){let a=o(w,e),b=h(t.cwd,a)||a;if(C(a)){f.push(b);continue}await I(E(a),{recursive:!0}),await P(a,u,{flag:"wx"}),g.push(b)}t.stdout(`Created:
+`;async function re(r,t){let{values:D,positionals:p}=A("init",r,{});if(D.help)return t.stdout(F),0;if(p.length>1)throw new v(`init: one directory at most, not ${p.length}`);I("init",{DIR:{value:p[0],what:"where the project is created"}});let s=U(t.cwd,p[0]??"."),c=h(t.cwd,s)||".",L=S(s).toLowerCase().replace(/[^a-z0-9-]+/g,"-").replace(/^-+|-+$/g,"")||"agents",l=G(L),y=Object.keys(l).filter(e=>C(o(s,e)));if(y.length>0)throw new j(`init: ${n(c)} already has ${y.map(e=>n(e)).join(", ")}; nothing was written (init never overwrites)`);let w=T(s)??s,V=h(d(w),d(s)).split(z).join("/")||".",N={".github/workflows/terfyn.yml":H(V),".github/terfyn.yml":J};for(let[e,u]of Object.entries(l))await O(P(o(s,e)),{recursive:!0}),await E(o(s,e),u,{flag:"wx"});let g=Object.keys(l).map(e=>o(c,e)),f=[];for(let[e,u]of Object.entries(N)){let a=o(w,e),b=h(t.cwd,a)||a;if(C(a)){f.push(b);continue}await O(P(a),{recursive:!0}),await E(a,u,{flag:"wx"}),g.push(b)}t.stdout(`Created:
 ${g.map(e=>`  ${n(e)}`).join(`
 `)}
 `),f.length>0&&t.stdout(`Left as they are (they exist):
 ${f.map(e=>`  ${n(e)}`).join(`
 `)}
-`);let i=await q(t,s),k=i.diagnostics.filter(e=>e.severity==="error");A(t,i,i.diagnostics);let m=x(i.validation);return k.length>0||m.failed>0?(t.stderr(`terfyn init: the new project does not validate (${k.length} errors, ${m.failed} failed assertions); please report this
+`);let i=await _(t,s),k=i.diagnostics.filter(e=>e.severity==="error");q(t,i,i.diagnostics);let m=x(i.validation);return k.length>0||m.failed>0?(t.stderr(`terfyn init: the new project does not validate (${k.length} errors, ${m.failed} failed assertions); please report this
 `),1):(t.stdout(`
 Valid: ${i.validation.project.agents.size} agent, ${m.passed} capability assertions pass.
 Next: terfyn plan --project ${n(c)}
-`),0)}export{z as INIT_HELP,G as actionWorkflow,ee as initCommand};
+`),0)}export{F as INIT_HELP,H as actionWorkflow,re as initCommand};
