@@ -5,8 +5,12 @@
  * a fake on nock with net connect disabled, every REST request checked against the OpenAPI
  * fixture.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ReviewRunStore } from "../src/adapters/fs/review-run-store.ts";
 import { hostFacts } from "../src/adapters/fs/run-lock.ts";
 import type { InProcessRunner } from "../src/adapters/review/review-runner.ts";
 import { renderRunStatus } from "../src/core/render/run-status.ts";
@@ -16,11 +20,15 @@ import {
   build,
   commented,
   exampleRunner,
+  fakeGraphql,
+  LATER,
   type Loose,
+  labeled,
   leftRunningAtPlan,
   probotWith,
   restartedRunner,
   status,
+  until,
   writer,
 } from "./helpers/app-runner.ts";
 import { humanComment } from "./helpers/fake-github.ts";
@@ -100,4 +108,46 @@ describe("/terfyn status finds a run again", () => {
     expect(s.body).toMatch(/Remove the label and add it again to start a new run\\\./);
     expect((gh.checkRuns.at(-1)!.body as Loose).conclusion).toBe("failure");
   }, 60_000);
+
+  it("a run at a gate whose approval was recorded before its process died is resumed at startup and goes on", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    const runsDir = mkdtempSync(join(tmpdir(), "terfyn-app-runs-"));
+    const first = await exampleRunner(ex, { runsDir });
+    const label = labeled(ex);
+    label.installation ??= { id: 1 };
+    await probotWith(first)("pull_request", label);
+    await first.idle();
+    const run = status(gh.comments).ledger.run;
+    const store = await ReviewRunStore.open(first.paths(run).run);
+    const waiting = await store.readState();
+    expect(waiting).toMatchObject({ status: "awaiting-approval", awaiting: { gate: "plan" } });
+    // The process recorded the approval of exactly what the gate awaits, then died before the
+    // core read it.
+    await store.appendApproval({
+      gate: "plan",
+      hash: waiting?.awaiting?.hash as string,
+      approved_at: LATER,
+      by: "@maria (write)",
+    });
+
+    const calls: string[] = [];
+    const lines: string[] = [];
+    const restarted = await restartedRunner(ex, runsDir, calls, lines);
+    const rec = recordRequests();
+    try {
+      probotWith(restarted); // loading the App recovers what was interrupted
+      await until(() => calls.length > 0, 60_000, "the resumed run's first model call");
+      await restarted.idle();
+    } finally {
+      rec.stop();
+    }
+    expect(rec.problems).toEqual([]);
+    expect(await store.readState()).toMatchObject({
+      status: "awaiting-approval",
+      awaiting: { gate: "publish" },
+    });
+    expect(status(gh.comments).ledger.gate).toBe("publish");
+  }, 180_000);
 });

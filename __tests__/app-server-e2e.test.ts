@@ -11,10 +11,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { type Ledger, parseLedger } from "../src/core/app/triggers.ts";
 import { appKeyPair } from "./helpers/app-key.ts";
 import {
@@ -126,6 +127,76 @@ class AppServer {
   }
 }
 
+/** What a workflow job's runner gives the step: action.yml's defaults, then the `with:` values. */
+function runnerInputs(given: Record<string, string>): Record<string, string> {
+  const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
+    inputs: Record<string, { default?: string }>;
+  };
+  const env: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(action.inputs))
+    env[`INPUT_${name.toUpperCase()}`] = given[name] ?? spec.default ?? "";
+  return env;
+}
+
+/**
+ * One job of the review-fix workflow for a dispatch the App sent, run as the runner runs the
+ * step: `node` on action.yml's `runs.main` in its own process, a fresh RUNNER_TEMP (a fresh
+ * machine), the inputs the dispatch carried through the workflow's `with:`, the job's token and
+ * GitHub Enterprise's URLs. Resolves with its exit code, log and outputs.
+ */
+function workflowJob(gh: GitHubServer, dispatch: { body: Record<string, unknown> }) {
+  const inputs = (dispatch.body.inputs ?? {}) as Record<string, string>;
+  const temp = mkdtempSync(join(tmpdir(), "terfyn-e2e-runner-"));
+  const output = join(temp, "github-output");
+  writeFileSync(output, "");
+  const main = (parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as { runs: { main: string } })
+    .runs.main;
+  const p = spawn(process.execPath, [join(ROOT, main)], {
+    cwd: temp,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/",
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: "workflow_dispatch",
+      GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+      GITHUB_SERVER_URL: gh.origin,
+      GITHUB_API_URL: `${gh.origin}/api/v3`,
+      GITHUB_GRAPHQL_URL: `${gh.origin}/api/graphql`,
+      GITHUB_WORKSPACE: temp,
+      GITHUB_OUTPUT: output,
+      RUNNER_TEMP: temp,
+      TERFYN_MODEL_SCRIPT: join(EXAMPLE, "model-script.yaml"),
+      ...runnerInputs({
+        mode: "review-fix",
+        "github-token": WORKFLOW_TOKEN,
+        "state-key": STATE_KEY,
+        "pull-request": inputs["pull-request"] ?? "",
+        "head-sha": inputs["head-sha"] ?? "",
+        run: inputs.run ?? "",
+      }),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  p.stdout?.on("data", (c: Buffer) => (log += c.toString("utf8")));
+  p.stderr?.on("data", (c: Buffer) => (log += c.toString("utf8")));
+  jobLogs.push(() => log);
+  return new Promise<{ code: number | null; log: string; outputs: Record<string, string> }>(
+    (resolve) =>
+      p.on("exit", (code) => {
+        const outputs: Record<string, string> = {};
+        for (const m of readFileSync(output, "utf8").matchAll(
+          /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm,
+        ))
+          outputs[m[1] as string] = m[3] as string;
+        resolve({ code, log, outputs });
+      }),
+  );
+}
+
+/** The logs of the jobs run so far, printed when a test fails. */
+const jobLogs: (() => string)[] = [];
+
 const servers: AppServer[] = [];
 const fakes: GitHubServer[] = [];
 afterEach(async (ctx) => {
@@ -139,6 +210,9 @@ afterEach(async (ctx) => {
           .flatMap((g) => g.comments.map((c) => `${c.user.login}: ${c.body}`))
           .join("\n---\n")}\n`,
       );
+  if (ctx.task.result?.state === "fail")
+    for (const log of jobLogs) process.stderr.write(`--- a workflow job ---\n${log()}\n`);
+  jobLogs.splice(0);
   for (const s of servers.splice(0)) await s.kill();
   for (const g of fakes.splice(0)) await g.close();
 });
@@ -171,7 +245,7 @@ function approvalPayload(c: { id: number; body: string; created_at: string }): L
   return p;
 }
 
-async function setUp(extraEnv: Record<string, string> = {}) {
+async function setUp(extraEnv: Record<string, string> = {}, replier = SLUG) {
   const ex = build();
   execFileSync("git", ["--git-dir", ex.origin, "config", "receive.denyNonFastForwards", "true"]);
   const gh = await startGitHubServer({
@@ -184,7 +258,7 @@ async function setUp(extraEnv: Record<string, string> = {}) {
     publicKey,
     pull: { number: 7, headRef: "fix-add", base: ex.base, author: "alice" },
     roles: { maria: "write", alice: "write" },
-    threads: (replies) => reviewThreadNodes(ex, replies, SLUG),
+    threads: (replies) => reviewThreadNodes(ex, replies, replier),
     tokens: { workflow: WORKFLOW_TOKEN },
   });
   fakes.push(gh);
@@ -291,6 +365,75 @@ describe("the App's server, end to end (npm start against a fake GitHub Enterpri
     expect(Object.assign({}, check?.body, ...(check?.updates ?? []))).toMatchObject({
       status: "completed",
     });
+    expect(app.log).not.toMatch(/internal error|TypeError|ReferenceError/);
+  }, 600_000);
+  it("on Actions: label → dispatch → a job to the plan gate → approve → a job to the publish gate → approve → a job pushes, replies, reports; the App killed at a gate and while a job runs", async () => {
+    const { ex, gh, app } = await setUp({ TERFYN_APP_PLACEMENT: "actions" }, "github-actions");
+    await app.start();
+    const APP = `${SLUG}[bot]`;
+    const JOB = "github-actions[bot]";
+    expect(await app.deliver("pull_request", labelPayload(ex))).toBe(200);
+    await until(() => gh.reactions.includes("eyes"), WAIT, "👀");
+    const first = await until(() => gh.dispatches[0], WAIT, "the first dispatch");
+    expect(first.workflow).toBe("terfyn-review-fix.yml");
+    expect(first.body).toMatchObject({
+      ref: "main",
+      inputs: { "pull-request": "7", "head-sha": ex.head },
+    });
+    const run = (first.body.inputs as { run: string }).run;
+    expect(run).toMatch(/\S/);
+    expect(ledgerOf(gh, APP)?.ledger).toMatchObject({ run });
+
+    const one = await workflowJob(gh, first);
+    expect(one.code, one.log).toBe(0);
+    expect(one.outputs).toMatchObject({ "review-run": run, "review-state": "awaiting-approval" });
+    const plan = await until(atGate(gh, JOB, "plan"), WAIT, "the plan gate");
+
+    // Killed at the gate, started again: the approval is passed on by the new process.
+    await app.kill();
+    await app.start();
+    expect(await app.deliver("issue_comment", approve(gh, plan.hash as string))).toBe(200);
+    const second = await until(() => gh.dispatches[1], WAIT, "the dispatch of the approval");
+    expect(second.body).toMatchObject({ inputs: { run, "pull-request": "7" } });
+
+    // The App is killed while the job runs and started again; the job does not need it.
+    const running = workflowJob(gh, second);
+    await app.kill();
+    await app.start();
+    const two = await running;
+    expect(two.code, two.log).toBe(0);
+    expect(two.outputs).toMatchObject({ "review-run": run, "review-state": "awaiting-approval" });
+    const publish = await until(atGate(gh, JOB, "publish"), WAIT, "the publish gate");
+    // Nothing was published before the publish gate.
+    expect(gh.head()).toBe(ex.head);
+
+    expect(await app.deliver("issue_comment", approve(gh, publish.hash as string))).toBe(200);
+    const third = await until(() => gh.dispatches[2], WAIT, "the dispatch of the second approval");
+    const three = await workflowJob(gh, third);
+    expect(three.code, three.log).toBe(0);
+    expect(three.outputs).toMatchObject({ "review-run": run, "review-state": "done" });
+    expect(ledgerOf(gh, JOB)?.ledger.terminal).toBe("done");
+    expect(gh.dispatches).toHaveLength(3);
+
+    expectDelivered(gh, ex, ["installation", "workflow"]);
+    // The App's token did the App's part (👀, its comment, the dispatches); the job's token the
+    // run's (its status comment, the push, the replies).
+    for (const s of gh.seen.filter((x) => x.path.endsWith("/dispatches")))
+      expect(s.as).toBe("installation");
+    for (const s of gh.seen.filter((x) => x.path.startsWith("git ") || x.path === "/graphql"))
+      expect(s.as).toBe("workflow");
+    // The run's state travelled between the jobs in the repository, one commit per job.
+    expect(
+      Number(
+        execFileSync(
+          "git",
+          ["--git-dir", ex.origin, "rev-list", "--count", `refs/terfyn/runs/${run}`],
+          {
+            encoding: "utf8",
+          },
+        ).trim(),
+      ),
+    ).toBe(3);
     expect(app.log).not.toMatch(/internal error|TypeError|ReferenceError/);
   }, 600_000);
 });
