@@ -117,6 +117,7 @@ describe("Anthropic adapter", () => {
     expect((await model.turn(request)).response).toEqual({
       kind: "output",
       output: { approved: true },
+      id: "o",
     });
   });
 

@@ -22,6 +22,7 @@ import { APP } from "./mutations/app.ts";
 import { AUTHORITY } from "./mutations/authority.ts";
 import { CONFINEMENT } from "./mutations/confinement.ts";
 import { DOCTRINE } from "./mutations/doctrine.ts";
+import { MODELS } from "./mutations/models.ts";
 import type { Mutation } from "./mutations/mutation.ts";
 
 const SETS: Record<string, Mutation[]> = {
@@ -29,6 +30,7 @@ const SETS: Record<string, Mutation[]> = {
   app: APP,
   confinement: CONFINEMENT,
   authority: AUTHORITY,
+  models: MODELS,
 };
 const set = process.argv[2] ?? "";
 const M = SETS[set];

@@ -903,7 +903,7 @@ export const APP: Mutation[] = [
     group: "release",
     guard: "terfyn init pins the Action at the major this version is released under",
     file: "src/cli/commands/init.ts",
-    find: "const ACTION = `terfyn/terfyn@v${VERSION.split(\".\")[0]}`;",
+    find: 'const ACTION = `terfyn/terfyn@v${VERSION.split(".")[0]}`;',
     replace: 'const ACTION = "terfyn/terfyn@v0";',
     test: "__tests__/release.test.ts",
     filter: "wherever the Action is pinned",

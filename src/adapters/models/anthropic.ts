@@ -72,81 +72,143 @@ export class AnthropicModel implements ModelPort {
       .filter((b): b is Anthropic.TextBlock => b.type === "text")
       .map((b) => b.text)
       .join("\n");
+    const stop =
+      message.stop_reason && !["end_turn", "tool_use"].includes(message.stop_reason)
+        ? { stop: message.stop_reason }
+        : {};
+    const said = text ? { text } : {};
     const uses = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     const output = uses.find((u) => u.name === OUTPUT_TOOL);
-    if (output)
+    const calls = uses
+      .filter((u) => u !== output)
+      .map((u) => ({ id: u.id, tool: names.get(u.name) ?? u.name, input: u.input }));
+    // Every other call of the turn runs (or is denied) first: an output given beside them was
+    // written before their results, so it is answered and asked for again, never taken.
+    if (calls.length > 0)
       return {
-        response: { kind: "output", output: output.input, ...(text ? { text } : {}) },
+        response: {
+          kind: "tool_calls",
+          calls,
+          ...said,
+          ...(output ? { early: { id: output.id, output: output.input } } : {}),
+          ...stop,
+        },
         usage,
       };
-    if (uses.length === 0) {
-      // No tool call and no output: treat the text as an (invalid) output so the engine asks again.
-      return { response: { kind: "output", output: text, ...(text ? { text } : {}) }, usage };
-    }
-    const calls = uses.map((u) => ({
-      id: u.id,
-      tool: names.get(u.name) ?? u.name,
-      input: u.input,
-    }));
-    return { response: { kind: "tool_calls", calls, ...(text ? { text } : {}) }, usage };
+    if (output)
+      return {
+        response: { kind: "output", output: output.input, id: output.id, ...said, ...stop },
+        usage,
+      };
+    // No call at all (prose, or a stop with nothing said): the text stands as the output, which
+    // the engine takes only when the agent has no output schema, and otherwise corrects.
+    return { response: { kind: "output", output: text, ...said, ...stop }, usage };
   }
 }
 
+/** What an assistant turn with nothing to replay says, so the message is never empty. */
+const NOTHING_SAID = "(no answer)";
+
+/** The answer to an output call that was not taken (the engine's correction says why). */
+const EARLY =
+  "Not taken: submit_output was called in the same turn as other tools, before their results. Read the results, then call submit_output on its own.";
+
+/**
+ * The engine's conversation as the Messages API takes it. Each output call is replayed under its
+ * own id with its object input and answered by the next message (a correction becomes that
+ * call's error result); an output that came as text is replayed as text; an assistant turn
+ * that said nothing says so, since the API refuses empty content.
+ */
 function toApiMessages(messages: ConversationMessage[]): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
+  /** The output call the previous assistant turn made, which the next message must answer. */
+  let pending: string | undefined;
+  /** Ids given to output calls replayed from journals that kept none, unique in the request. */
+  let legacy = 0;
   for (const m of messages) {
-    if (m.role === "user") out.push({ role: "user", content: m.content });
-    else if (m.role === "assistant") {
+    if (m.role === "user") {
+      out.push({
+        role: "user",
+        content: pending
+          ? [{ type: "tool_result", tool_use_id: pending, content: m.content, is_error: true }]
+          : m.content,
+      });
+      pending = undefined;
+    } else if (m.role === "assistant") {
       const r = m.response;
       const content: Anthropic.ContentBlockParam[] = [];
-      if (r.text) content.push({ type: "text", text: r.text });
+      if (r.text?.trim()) content.push({ type: "text", text: r.text });
+      pending = undefined;
       if (r.kind === "tool_calls") {
         for (const c of r.calls)
           content.push({
             type: "tool_use",
             id: c.id,
             name: toApiName(c.tool),
-            input: c.input ?? {},
+            input: asObject(c.input),
           });
-      } else {
+        if (r.early)
+          content.push({
+            type: "tool_use",
+            id: r.early.id,
+            name: OUTPUT_TOOL,
+            input: asObject(r.early.output),
+          });
+      } else if (r.id !== undefined || isObject(r.output)) {
+        // A journal written before ids were kept holds object outputs with none.
+        pending = r.id ?? `toolu_terfyn_output_${++legacy}`;
         content.push({
           type: "tool_use",
-          id: "output",
+          id: pending,
           name: OUTPUT_TOOL,
-          input: (r.output ?? {}) as Record<string, unknown>,
+          input: asObject(r.output),
+        });
+      } else if (content.length === 0) {
+        content.push({
+          type: "text",
+          text: typeof r.output === "string" && r.output.trim() ? r.output : NOTHING_SAID,
         });
       }
+      if (content.length === 0) content.push({ type: "text", text: NOTHING_SAID });
       out.push({ role: "assistant", content });
     } else {
+      const last = out.at(-1);
+      const early =
+        last?.role === "assistant" && Array.isArray(last.content)
+          ? last.content.find(
+              (c): c is Anthropic.ToolUseBlockParam =>
+                c.type === "tool_use" && c.name === OUTPUT_TOOL,
+            )
+          : undefined;
       out.push({
         role: "user",
-        content: m.results.map((r) => ({
-          type: "tool_result" as const,
-          tool_use_id: r.id,
-          content: r.content,
-          is_error: !r.ok,
-        })),
-      });
-    }
-  }
-  // An output the engine rejected is answered by a user message; the API wants that tool_use answered.
-  for (let i = 0; i < out.length - 1; i++) {
-    const a = out[i];
-    const b = out[i + 1];
-    if (
-      a?.role === "assistant" &&
-      Array.isArray(a.content) &&
-      a.content.some((c) => c.type === "tool_use" && c.id === "output") &&
-      b?.role === "user" &&
-      typeof b.content === "string"
-    ) {
-      out[i + 1] = {
-        role: "user",
         content: [
-          { type: "tool_result", tool_use_id: "output", content: b.content, is_error: true },
+          ...m.results.map((r) => ({
+            type: "tool_result" as const,
+            tool_use_id: r.id,
+            content: r.content,
+            is_error: !r.ok,
+          })),
+          ...(early
+            ? [
+                {
+                  type: "tool_result" as const,
+                  tool_use_id: early.id,
+                  content: EARLY,
+                  is_error: true,
+                },
+              ]
+            : []),
         ],
-      };
+      });
+      pending = undefined;
     }
   }
   return out;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A tool call's input as the API requires it: an object (anything else is wrapped). */
+const asObject = (v: unknown): Record<string, unknown> => (isObject(v) ? v : { value: v });

@@ -44,7 +44,12 @@ export class ModelRouter implements ModelPort {
         throw new Error(`agent ${request.agent} uses ${request.model}: set ANTHROPIC_API_KEY`);
       // Imported on first use: the SDK is most of the code a run on the mock or a script
       // would otherwise compile at start (~380 KB of the review command's bundle).
-      this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(key);
+      // The base URL from the run's environment (not the SDK's own read of process.env): a
+      // proxy or a local server speaking the Messages API.
+      const baseURL = this.options.env.ANTHROPIC_BASE_URL?.trim();
+      this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(key, {
+        ...(baseURL ? { baseURL } : {}),
+      });
       return this.anthropic.turn(request);
     }
     throw new Error(

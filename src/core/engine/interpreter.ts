@@ -441,12 +441,13 @@ class Interpreter {
             `agent ${name}'s output does not match ${agent.output} after ${this.corrections} corrections: ${issues.join("; ")}`,
           );
         }
-        messages.push({
-          role: "user",
-          content: `Your output does not match the ${agent.output} schema: ${issues.join("; ")}. Give the output again, corrected.`,
-        });
+        messages.push({ role: "user", content: correction(response, agent.output, issues) });
         continue;
       }
+      if (response.early)
+        this.ports.progress(
+          `${name}: an output given with tool calls in one turn is not taken before their results`,
+        );
       const results: Extract<ConversationMessage, { role: "tool_results" }>["results"] = [];
       for (const [i, call] of response.calls.entries()) {
         const key = `${this.ctx.runId}:${step}:t${turn}:c${i}`;
@@ -583,4 +584,22 @@ function render(result: unknown): string {
   return text.length > MAX_TOOL_RESULT_CHARS
     ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)`
     : text;
+}
+
+/**
+ * What an agent is told when its output is not taken: why (cut off at the output limit, given
+ * as text instead of through the output call, or not matching its schema) and what to do.
+ */
+function correction(
+  response: Extract<ModelResponse, { kind: "output" }>,
+  schema: string | undefined,
+  issues: readonly string[],
+): string {
+  if (response.stop === "max_tokens")
+    return `Your reply was cut off at the output token limit (max_tokens) before it was complete, so it was not taken. Give the output again, shorter: call the output tool with it, and nothing else.`;
+  const how =
+    response.id === undefined && typeof response.output === "string"
+      ? " It came as text: give the output as the input of the output tool (submit_output), not as prose."
+      : "";
+  return `Your output does not match the ${schema} schema: ${issues.join("; ")}.${how} Give the output again, corrected.`;
 }

@@ -71,10 +71,22 @@ export type JournalEvent =
       error?: string;
     };
 
-/** A model's answer for one turn: tool calls, or the final output. */
+/**
+ * A model's answer for one turn: tool calls, or the final output. `stop` is the provider's reason
+ * the answer ended when it was not a plain end of turn (`max_tokens`: cut off at the output
+ * limit). An output given by a call has that call's `id` (replayed under it); an output without
+ * one was text. An output given in the same turn as tool calls is `early`: not accepted before
+ * the calls' results are seen (the model is asked again), kept so the turn replays as it was.
+ */
 export type ModelResponse =
-  | { kind: "tool_calls"; calls: { id: string; tool: string; input: unknown }[]; text?: string }
-  | { kind: "output"; output: unknown; text?: string };
+  | {
+      kind: "tool_calls";
+      calls: { id: string; tool: string; input: unknown }[];
+      text?: string;
+      early?: { id: string; output: unknown };
+      stop?: string;
+    }
+  | { kind: "output"; output: unknown; text?: string; id?: string; stop?: string };
 
 export interface TokenUsage {
   input_tokens: number;
