@@ -1,7 +1,8 @@
 /**
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
- * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). Every
- * setting is checked first (core/app/app-env.ts), one message naming each problem.
+ * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). `.env` is
+ * loaded first, as Probot loads it, and the key read as Probot reads it; then every setting is
+ * checked (core/app/app-env.ts), one message naming each problem.
  * TERFYN_APP_SLUG names the App (its bot login is `<slug>[bot]`); unset, it is read from
  * `GET /app`. Review runs execute in a worker process this server forks (worker-runner.ts),
  * whose environment holds none of the App's secrets: their files go under
@@ -26,12 +27,23 @@ import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
 import { appEnvMessage, checkAppEnv, cloneUrlTemplate } from "../core/app/app-env.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
+import { loadEnvFile, modelScriptProblem } from "./env-file.ts";
+import { readAppKey } from "./private-key.ts";
 import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
+// Probot's run() loads `.env` from the working directory over the environment; it is loaded
+// here first, the same way, so the checks see the credentials Probot will use.
+const cwd = process.cwd();
+const envFileProblem = loadEnvFile(process.env, cwd);
 // Everything the App needs from its environment, checked at once: one message names every
 // problem. No credentials at all is Probot's setup (manifest) flow, which registers the App.
-const envCheck = checkAppEnv(process.env);
+// The key is read as Probot will read it (a key it cannot use is a problem, not the setup flow).
+const modelScript = modelScriptProblem(process.env, cwd);
+const envCheck = checkAppEnv(process.env, readAppKey(process.env, cwd), {
+  ...(modelScript ? { modelScript } : {}),
+});
+if (envFileProblem) envCheck.problems.unshift(envFileProblem);
 let placement: Placement = { kind: "in-process" };
 try {
   placement = placementFromEnv(process.env);
@@ -96,7 +108,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.exit(1);
   }
   // The App executes repositories' code only in the sandbox: without one it does not start.
-  const hide = secretFiles(process.env, process.cwd());
+  const hide = secretFiles(process.env, cwd);
   try {
     await openSandbox({ env: process.env, hide });
   } catch (e) {
