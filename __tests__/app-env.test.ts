@@ -8,7 +8,7 @@
  * there), given the files a test puts in it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
+import { createHmac, generateKeyPairSync } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -260,6 +260,62 @@ describe("the private key, read and checked as Probot will use it", () => {
     const s = startServer({}, cwd);
     expect(await s.exit).toBe(1);
     expect(s.output()).toContain("  - APP_ID is not set");
+  });
+});
+
+describe("webhooks at /, where Probot's setup flow registers them", () => {
+  const secret = "a-webhook-secret";
+  const ping = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
+  const post = (port: number, path: string, headers: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "ping",
+        "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        ...headers,
+      },
+      body: ping,
+    });
+  const signed = `sha256=${createHmac("sha256", secret).update(ping).digest("hex")}`;
+
+  it("takes a signed webhook at / and refuses an unsigned or wrongly signed one", async () => {
+    const port = await freePort();
+    const s = startServer({
+      ...offline(port),
+      APP_ID: "123",
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: secret,
+    });
+    await withServer(s, async () => {
+      await s.until(`:${port}`);
+      expect((await post(port, "/", { "x-hub-signature-256": signed })).status).toBe(200);
+      expect(
+        (await post(port, "/api/github/webhooks", { "x-hub-signature-256": signed })).status,
+      ).toBe(200);
+      // Refused before any handler runs: no signature (400), a signature with another secret.
+      expect((await post(port, "/", {})).status).toBe(400);
+      const wrong = `sha256=${createHmac("sha256", "another").update(ping).digest("hex")}`;
+      expect([400, 401]).toContain(
+        (await post(port, "/", { "x-hub-signature-256": wrong })).status,
+      );
+    });
+  });
+
+  it("with WEBHOOK_PATH set, takes webhooks there only", async () => {
+    const port = await freePort();
+    const s = startServer({
+      ...offline(port),
+      APP_ID: "123",
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_PATH: "/hooks",
+    });
+    await withServer(s, async () => {
+      await s.until(`:${port}`);
+      expect((await post(port, "/hooks", { "x-hub-signature-256": signed })).status).toBe(200);
+      expect((await post(port, "/", { "x-hub-signature-256": signed })).status).toBe(404);
+    });
   });
 });
 

@@ -2,7 +2,8 @@
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
  * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). `.env` is
  * loaded first, as Probot loads it, and the key read as Probot reads it; then every setting is
- * checked (core/app/app-env.ts), one message naming each problem.
+ * checked (core/app/app-env.ts), one message naming each problem. Webhooks are taken at `/` too
+ * (where the setup flow registers them) unless WEBHOOK_PATH is set.
  * TERFYN_APP_SLUG names the App (its bot login is `<slug>[bot]`); unset, it is read from
  * `GET /app`. Review runs execute in a worker process this server forks (worker-runner.ts),
  * whose environment holds none of the App's secrets: their files go under
@@ -142,5 +143,12 @@ if (envCheck.mode === "setup") {
 } else {
   const appSlug = await appSlugOf();
   process.stderr.write(`terfyn app: running as ${appSlug}[bot]\n`);
-  await run(terfynApp({ appSlug, placement, runner: await runner(appSlug) }));
+  const app = terfynApp({ appSlug, placement, runner: await runner(appSlug) });
+  await run(async (probot, { addHandler }) => {
+    await app(probot);
+    // Probot's setup flow registers the webhook URL as the server's own address followed by `/`
+    // (manifest-creation.js, without WEBHOOK_PROXY_URL), not its webhook path: unless a path is
+    // set, webhooks are taken at `/` too, their signatures verified as on the main path.
+    if (!process.env.WEBHOOK_PATH) addHandler(await probot.getNodeMiddleware({ path: "/" }));
+  });
 }
