@@ -26,7 +26,7 @@ import { createProbot, run } from "probot";
 import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
-import { appEnvMessage, checkAppEnv, cloneUrlTemplate } from "../core/app/app-env.ts";
+import { appEnvMessage, checkAppEnv, cloneUrlTemplate, webBaseUrl } from "../core/app/app-env.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
 import { loadEnvFile, modelScriptProblem } from "./env-file.ts";
 import { readAppKey } from "./private-key.ts";
@@ -143,7 +143,12 @@ if (envCheck.mode === "setup") {
 } else {
   const appSlug = await appSlugOf();
   process.stderr.write(`terfyn app: running as ${appSlug}[bot]\n`);
-  const app = terfynApp({ appSlug, placement, runner: await runner(appSlug) });
+  const app = terfynApp({
+    appSlug,
+    placement,
+    runner: await runner(appSlug),
+    webUrl: webBaseUrl(process.env),
+  });
   await run(async (probot, { addHandler }) => {
     await app(probot);
     // Probot's setup flow registers the webhook URL as the server's own address followed by `/`

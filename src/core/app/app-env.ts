@@ -136,3 +136,15 @@ export function cloneUrlTemplate(env: AppEnv): string | undefined {
   const protocol = env.GHE_PROTOCOL === "http" ? "http" : "https";
   return `${protocol}://${host}/{owner}/{repo}.git`;
 }
+
+/**
+ * The web address of the GitHub the App serves, where its links point: the GitHub Enterprise
+ * server at GHE_HOST (over GHE_PROTOCOL, https unless set), else https://github.com. From the
+ * same settings as the API, never from a webhook's payload.
+ */
+export function webBaseUrl(env: AppEnv): string {
+  const host = (env.GHE_HOST ?? "").trim();
+  if (host === "") return "https://github.com";
+  const protocol = env.GHE_PROTOCOL === "http" ? "http" : "https";
+  return `${protocol}://${host}`;
+}
