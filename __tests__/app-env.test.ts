@@ -218,6 +218,14 @@ describe("the private key, read and checked as Probot will use it", () => {
     expect(s.output()).not.toContain("setup flow");
   });
 
+  it("a bad key and nothing else is a problem, never the setup flow", async () => {
+    const s = startServer({ PRIVATE_KEY: "not-a-key-0123456789" });
+    expect(await s.exit).toBe(1);
+    expect(s.output()).toContain("  - PRIVATE_KEY is not a PEM private key");
+    expect(s.output()).toContain("  - APP_ID is not set");
+    expect(s.output()).not.toContain("setup flow");
+  });
+
   it("a PEM that does not parse is not a valid private key", async () => {
     const broken = "-----BEGIN RSA PRIVATE KEY-----\nAAAAbroken\n-----END RSA PRIVATE KEY-----\n";
     const s = startServer({ ...creds, PRIVATE_KEY: broken });

@@ -925,7 +925,7 @@ export const APP: Mutation[] = [
     find: '  if (!hasId && read.kind === "absent") {',
     replace: '  if (!hasId && read.kind !== "found") {',
     test: "__tests__/app-env.test.ts",
-    filter: "a PRIVATE_KEY Probot cannot read",
+    filter: "a bad key and nothing else",
   },
   {
     group: "startup",
