@@ -8,12 +8,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { Probot } from "probot";
+import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { LOCK_NAME } from "../src/adapters/fs/run-lock.ts";
 import { FORBIDDEN_GRAPHQL } from "../src/adapters/github/gateway.ts";
 import { runPaths } from "../src/adapters/review/review-runner.ts";
-import { DEFAULT_WORKFLOW } from "../src/app/app.ts";
+import { DEFAULT_WORKFLOW, terfynApp } from "../src/app/app.ts";
+import { unwiredRunner } from "../src/app/unwired-runner.ts";
 import { REVIEW_FIX_LABEL } from "../src/core/app/triggers.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -126,6 +128,26 @@ describe("docs/github-app.md, the App operator's guide", () => {
     for (const name of FORBIDDEN_GRAPHQL) expect(doc, name).toContain(`\`${name}\``);
     expect(doc).toContain(`\`${REVIEW_FIX_LABEL}\``);
     expect(doc).toContain(`\`${DEFAULT_WORKFLOW}\``);
+  });
+
+  it("app.yml subscribes exactly the events the App registers handlers for", async () => {
+    const { default_events } = parse(read("app.yml")) as { default_events: string[] };
+    // The handlers a Probot instance gets when the App is loaded into it (both placements).
+    const handled = new Set<string>();
+    for (const placement of [
+      { kind: "in-process" },
+      { kind: "actions", workflow: DEFAULT_WORKFLOW },
+    ] as const) {
+      const probot = new Probot({ githubToken: "test", logLevel: "fatal" });
+      const on = vi.spyOn(probot, "on");
+      await probot.load(terfynApp({ appSlug: "terfyn-test", runner: unwiredRunner, placement }));
+      for (const [names] of on.mock.calls)
+        for (const name of [names].flat()) handled.add(String(name).split(".")[0] as string);
+    }
+    expect(handled.size).toBeGreaterThan(0);
+    // An event subscribed and never handled is a delivery (and a grant) the App does not need;
+    // one handled and not subscribed never arrives.
+    expect([...default_events].sort()).toEqual([...handled].sort());
   });
 
   it("lays out the runs directory as the runner names its files", () => {

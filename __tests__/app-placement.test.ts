@@ -8,6 +8,7 @@ import nock from "nock";
 import { Probot } from "probot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "../src/app/app.ts";
+import { webBaseUrl } from "../src/core/app/app-env.ts";
 import { parseLedger } from "../src/core/app/triggers.ts";
 import { API, fixture, OWNER, REPO, recordRequests } from "./helpers/action-harness.ts";
 import { fakeGitHub, humanComment } from "./helpers/fake-github.ts";
@@ -56,7 +57,13 @@ function dispatches(status = 204) {
   return seen;
 }
 
-async function receive(name: string, payload: Loose, runner: ReviewRunner, placement?: Placement) {
+async function receive(
+  name: string,
+  payload: Loose,
+  runner: ReviewRunner,
+  placement?: Placement,
+  webUrl?: string,
+) {
   const probot = new Probot({
     githubToken: "test",
     Octokit: TestOctokit,
@@ -67,6 +74,7 @@ async function receive(name: string, payload: Loose, runner: ReviewRunner, place
       appSlug: SLUG,
       runner,
       ...(placement ? { placement } : {}),
+      ...(webUrl ? { webUrl } : {}),
       now: () => new Date("2026-12-01T10:00:00Z"),
     }),
   );
@@ -132,6 +140,20 @@ describe("placement: actions", () => {
       phase: "dispatched",
     });
     expect(parseLedger(status?.body ?? "")?.terminal).toBeUndefined();
+  });
+
+  it("on GitHub Enterprise the status comment links the workflow's runs on that server", async () => {
+    const gh = fakeGitHub({ me: APP, roles: writer });
+    dispatches();
+    const web = webBaseUrl({ GHE_HOST: "ghe.example.com:8443" });
+    expect(web).toBe("https://ghe.example.com:8443");
+    await receive("pull_request", labeled(), recordingRunner().runner, ACTIONS, web);
+    gh.done();
+    const status = gh.comments.find((c) => c.user.login === APP);
+    expect(status?.body).toContain(
+      `(https://ghe.example.com:8443/${OWNER}/${REPO}/actions/workflows/${WORKFLOW})`,
+    );
+    expect(status?.body).not.toContain("https://github.com/");
   });
 
   it("by default (in-process) the same label starts the runner and dispatches nothing", async () => {
@@ -382,6 +404,26 @@ describe("a job of the placement workflow that ends badly", () => {
       run: "pr7-abc",
       phase: "dispatched",
     });
+  });
+
+  it("on GitHub Enterprise the job's link is used only when it is on that server", async () => {
+    const web = webBaseUrl({ GHE_HOST: "ghe.example.com" });
+    for (const [link, shown] of [
+      [`${web}/${OWNER}/${REPO}/actions/runs/99`, `${web}/${OWNER}/${REPO}/actions/runs/99`],
+      [
+        `https://github.com/${OWNER}/${REPO}/actions/runs/99`,
+        `${web}/${OWNER}/${REPO}/actions/workflows/${WORKFLOW}`,
+      ],
+    ]) {
+      const gh = onRun();
+      const p = completed({ conclusion: "cancelled" });
+      p.workflow_run.html_url = link;
+      await receive("workflow_run", p, recordingRunner().runner, ACTIONS, web);
+      gh.done();
+      expect(gh.comments[0]?.body).toContain(shown);
+      expect(gh.comments[0]?.body).not.toContain("https://github.com/");
+      nock.cleanAll();
+    }
   });
 
   for (const [name, o] of [

@@ -68,6 +68,11 @@ export interface AppOptions {
   placement?: Placement;
   /** The App's slug (its bot login is `<slug>[bot]`). */
   appSlug: string;
+  /**
+   * The web address of the GitHub the App serves, for links (default https://github.com; on
+   * GitHub Enterprise the server's, from the same settings as the API, never from a payload).
+   */
+  webUrl?: string;
   now?: () => Date;
 }
 
@@ -111,9 +116,9 @@ function gatewayFor(
   };
 }
 
-/** The workflow's runs on GitHub, where a dispatched run is followed (and cancelled). */
-function workflowRunsUrl(repo: RepoRef, workflow: string): string {
-  return `https://github.com/${repo.owner}/${repo.repo}/actions/workflows/${encodeURIComponent(workflow)}`;
+/** The workflow's runs on GitHub (at `web`), where a dispatched run is followed (and cancelled). */
+function workflowRunsUrl(web: string, repo: RepoRef, workflow: string): string {
+  return `${web}/${repo.owner}/${repo.repo}/actions/workflows/${encodeURIComponent(workflow)}`;
 }
 
 /**
@@ -195,6 +200,8 @@ export function terfynApp(options: AppOptions) {
   const now = options.now ?? (() => new Date());
   const claims = new Set<string>();
   const placement: Placement = options.placement ?? { kind: "in-process" };
+  const web = (options.webUrl ?? "https://github.com").replace(/\/+$/, "");
+  const runsUrlOf = (repo: RepoRef, workflow: string) => workflowRunsUrl(web, repo, workflow);
   // Runs placed on Actions are never resumed in this process: the webhook handler keeps none.
   const recover =
     placement.kind === "actions" ? undefined : options.runner.recover?.bind(options.runner);
@@ -310,7 +317,7 @@ export function terfynApp(options: AppOptions) {
        */
       async function dispatch(workflow: string, ledger: Ledger, reporter: RunReporter) {
         const ref = (p.repository as { default_branch?: string }).default_branch ?? "";
-        const runsUrl = workflowRunsUrl(repo, workflow);
+        const runsUrl = runsUrlOf(repo, workflow);
         if (ref === "") {
           await reporter.update(
             { ...ledger, terminal: "stuck" },
@@ -403,7 +410,7 @@ export function terfynApp(options: AppOptions) {
           return;
         }
         const defaultBranch = (p.repository as { default_branch?: string }).default_branch ?? "";
-        const runsUrl = workflowRunsUrl(repo, placement.workflow);
+        const runsUrl = runsUrlOf(repo, placement.workflow);
         try {
           if (defaultBranch === "") throw new Error("the event names no default branch");
           await gateway.dispatchWorkflow(placement.workflow, defaultBranch, {
@@ -475,7 +482,7 @@ export function terfynApp(options: AppOptions) {
         }
         await reporter.update(
           { ...found.ledger, terminal: "stuck" },
-          { note, runUrl: workflowRunsUrl(repo, placement.workflow) },
+          { note, runUrl: runsUrlOf(repo, placement.workflow) },
         );
         return;
       }
@@ -523,9 +530,10 @@ export function terfynApp(options: AppOptions) {
       const found = findLedger(comments, appLogin, run);
       if (!found || found.ledger.terminal || found.ledger.phase !== "dispatched") return;
       if (dispatchedRunEnded(comments, found.ledger)) return;
-      const url = /^https:\/\/github\.com\//.test(p.workflow_run.html_url ?? "")
+      // The payload's link only when it is on the configured GitHub.
+      const url = (p.workflow_run.html_url ?? "").startsWith(`${web}/`)
         ? (p.workflow_run.html_url as string)
-        : workflowRunsUrl(repo, placement.workflow);
+        : runsUrlOf(repo, placement.workflow);
       await reporterFor(gateway, Number(number), found.comment).update(found.ledger, {
         note: `A job of ${placement.workflow} for this run ended ${conclusion} before the run reported a gate or an end. The run's state is what its last finished job saved; a writer's \`/terfyn approve\` or \`/terfyn stop\` starts a new job for it, or remove the label and add it again to start over.`,
         runUrl: url,

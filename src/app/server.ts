@@ -1,7 +1,9 @@
 /**
  * The App as a standalone server (the package's start script; Probot's run: APP_ID, PRIVATE_KEY,
- * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). Every
- * setting is checked first (core/app/app-env.ts), one message naming each problem.
+ * WEBHOOK_SECRET from the environment or .env; none of them: Probot's setup flow). `.env` is
+ * loaded first, as Probot loads it, and the key read as Probot reads it; then every setting is
+ * checked (core/app/app-env.ts), one message naming each problem. Webhooks are taken at `/` too
+ * (where the setup flow registers them) unless WEBHOOK_PATH is set.
  * TERFYN_APP_SLUG names the App (its bot login is `<slug>[bot]`); unset, it is read from
  * `GET /app`. Review runs execute in a worker process this server forks (worker-runner.ts),
  * whose environment holds none of the App's secrets: their files go under
@@ -24,14 +26,25 @@ import { createProbot, run } from "probot";
 import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
-import { appEnvMessage, checkAppEnv, cloneUrlTemplate } from "../core/app/app-env.ts";
+import { appEnvMessage, checkAppEnv, cloneUrlTemplate, webBaseUrl } from "../core/app/app-env.ts";
 import { type Placement, placementFromEnv, type ReviewRunner, terfynApp } from "./app.ts";
+import { loadEnvFile, modelScriptProblem } from "./env-file.ts";
+import { readAppKey } from "./private-key.ts";
 import { secretFiles } from "./secret-files.ts";
 import { unwiredRunner } from "./unwired-runner.ts";
 
+// Probot's run() loads `.env` from the working directory over the environment; it is loaded
+// here first, the same way, so the checks see the credentials Probot will use.
+const cwd = process.cwd();
+const envFileProblem = loadEnvFile(process.env, cwd);
 // Everything the App needs from its environment, checked at once: one message names every
 // problem. No credentials at all is Probot's setup (manifest) flow, which registers the App.
-const envCheck = checkAppEnv(process.env);
+// The key is read as Probot will read it (a key it cannot use is a problem, not the setup flow).
+const modelScript = modelScriptProblem(process.env, cwd);
+const envCheck = checkAppEnv(process.env, readAppKey(process.env, cwd), {
+  ...(modelScript ? { modelScript } : {}),
+});
+if (envFileProblem) envCheck.problems.unshift(envFileProblem);
 let placement: Placement = { kind: "in-process" };
 try {
   placement = placementFromEnv(process.env);
@@ -96,7 +109,7 @@ async function runner(slug: string): Promise<ReviewRunner> {
     process.exit(1);
   }
   // The App executes repositories' code only in the sandbox: without one it does not start.
-  const hide = secretFiles(process.env, process.cwd());
+  const hide = secretFiles(process.env, cwd);
   try {
     await openSandbox({ env: process.env, hide });
   } catch (e) {
@@ -130,5 +143,17 @@ if (envCheck.mode === "setup") {
 } else {
   const appSlug = await appSlugOf();
   process.stderr.write(`terfyn app: running as ${appSlug}[bot]\n`);
-  await run(terfynApp({ appSlug, placement, runner: await runner(appSlug) }));
+  const app = terfynApp({
+    appSlug,
+    placement,
+    runner: await runner(appSlug),
+    webUrl: webBaseUrl(process.env),
+  });
+  await run(async (probot, { addHandler }) => {
+    await app(probot);
+    // Probot's setup flow registers the webhook URL as the server's own address followed by `/`
+    // (manifest-creation.js, without WEBHOOK_PROXY_URL), not its webhook path: unless a path is
+    // set, webhooks are taken at `/` too, their signatures verified as on the main path.
+    if (!process.env.WEBHOOK_PATH) addHandler(await probot.getNodeMiddleware({ path: "/" }));
+  });
 }
