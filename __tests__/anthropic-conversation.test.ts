@@ -6,10 +6,12 @@
  * answers in prose, stops at max_tokens with nothing said, corrects itself twice, or calls tools
  * in the same turn as its output must neither break the conversation nor lose a tool call.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { AnthropicModel } from "../src/adapters/models/anthropic.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { copyExample, edit } from "./helpers/example-project.ts";
 import {
@@ -19,6 +21,16 @@ import {
   messagesProblems,
   startMessagesApi,
 } from "./helpers/messages-api.ts";
+
+const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
+
+/** This environment without Terfyn's own settings (a child CLI starts from the test's env). */
+function cleanEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith("TERFYN_") && k !== "NODE_OPTIONS") out[k] = v;
+  return out;
+}
 
 const apis: MessagesApi[] = [];
 afterEach(async () => {
@@ -57,36 +69,42 @@ function perAgent(script: Record<string, Answer[]>) {
   };
 }
 
-/** `terfyn run` of the implement-review example, every agent on `anthropic/claude-test`. */
-async function run(api: MessagesApi) {
+/** The implement-review example with every agent on `anthropic/claude-test`, and its run's args. */
+function example(api: MessagesApi) {
   const project = copyExample();
   edit(project, "main.agent", 'model "mock/gpt-4"', 'model "anthropic/claude-test"');
   const workspace = mkdtempSync(join(tmpdir(), "terfyn-ws-"));
   const runDir = join(mkdtempSync(join(tmpdir(), "terfyn-run-")), "run");
-  const r = await runTerfyn(
-    [
-      "run",
-      "workflow/ImplementAndReview",
-      "--project",
-      project,
-      "--input-file",
-      join(project, "fixtures", "task.json"),
-      "--run-dir",
-      runDir,
-    ],
+  const args = [
+    "run",
+    "workflow/ImplementAndReview",
+    "--project",
     project,
-    {
-      ANTHROPIC_API_KEY: "sk-ant-test",
-      ANTHROPIC_BASE_URL: api.origin,
-      TERFYN_WORKSPACE_ROOT: workspace,
-      TERFYN_WORKSPACE_TEST_COMMAND: "true",
-    },
-  );
-  const journal = readFileSync(join(runDir, "journal.jsonl"), "utf8")
+    "--input-file",
+    join(project, "fixtures", "task.json"),
+    "--run-dir",
+    runDir,
+  ];
+  const env = {
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    ANTHROPIC_BASE_URL: api.origin,
+    TERFYN_WORKSPACE_ROOT: workspace,
+    TERFYN_WORKSPACE_TEST_COMMAND: "true",
+  };
+  return { project, workspace, runDir, args, env };
+}
+
+const journalOf = (runDir: string) =>
+  readFileSync(join(runDir, "journal.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { ...r, journal, workspace };
+
+/** `terfyn run` of the example, in process. */
+async function run(api: MessagesApi) {
+  const ex = example(api);
+  const r = await runTerfyn(ex.args, ex.project, ex.env);
+  return { ...r, journal: journalOf(ex.runDir), workspace: ex.workspace };
 }
 
 describe("the Anthropic adapter's conversations, against a local Messages API", () => {
@@ -130,7 +148,9 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
     const last = api.bodies[2] as MessagesRequest;
     const ids = last.messages.flatMap((m: MessagesRequest) =>
       Array.isArray(m.content)
-        ? m.content.filter((b: MessagesRequest) => b.type === "tool_use").map((b: MessagesRequest) => b.id)
+        ? m.content
+            .filter((b: MessagesRequest) => b.type === "tool_use")
+            .map((b: MessagesRequest) => b.id)
         : [],
     );
     expect(ids).toEqual(["toolu_a", "toolu_b"]);
@@ -180,6 +200,100 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
     };
     expect(implEnd.output.feedback).toBe("added, written");
   });
+
+  it("an outage after the SDK's retries stops the run at the step, resumable; the resume asks only what was not answered", async () => {
+    let down = true;
+    const implementer: Answer = { content: [output("toolu_i", state(false, "added"))] };
+    const api = await startMessagesApi((body) => {
+      if (agentOf(body) === "Implementer") return implementer;
+      if (down)
+        return { status: 529, type: "overloaded_error", message: "Overloaded", retryAfterMs: 1 };
+      return { content: [output("toolu_r", state(true, "fine"))] };
+    });
+    apis.push(api);
+    const ex = example(api);
+    const first = await runTerfyn(ex.args, ex.project, ex.env);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/the model's API did not answer .*529/);
+    expect(first.stderr).toMatch(/resume with: terfyn run --resume \S*run\n/);
+    const state1 = JSON.parse(readFileSync(join(ex.runDir, "state.json"), "utf8"));
+    expect(state1.status).toBe("interrupted");
+    // The SDK's own retries (4), then the step stopped: five requests for the Reviewer.
+    expect(api.bodies.filter((b) => agentOf(b) === "Reviewer")).toHaveLength(5);
+    expect(journalOf(ex.runDir).some((e) => e.type === "run.end")).toBe(false);
+
+    down = false;
+    const second = await runTerfyn(["run", "--resume", ex.runDir], ex.project, ex.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(api.problems).toEqual([]);
+    // The Implementer's answer came from the journal: it was asked once in all.
+    expect(api.bodies.filter((b) => agentOf(b) === "Implementer")).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(ex.runDir, "state.json"), "utf8")).status).toBe(
+      "completed",
+    );
+  });
+
+  it("a retry-after longer than the bound is waited only as long as the bound", async () => {
+    let n = 0;
+    const api = await startMessagesApi(() =>
+      n++ === 0
+        ? { status: 429, type: "rate_limit_error", message: "slow down", retryAfter: 3600 }
+        : { content: [output("toolu_x", { ok: true })] },
+    );
+    apis.push(api);
+    const model = new AnthropicModel("k", {
+      baseURL: api.origin,
+      maxRetries: 1,
+      maxRetryWaitSeconds: 0.2,
+    });
+    const started = Date.now();
+    const answer = await model.turn({
+      agent: "A",
+      model: "anthropic/claude-test",
+      system: "You are A.",
+      messages: [{ role: "user", content: "{}" }],
+      tools: [],
+      ordinal: 0,
+    });
+    expect(answer.response).toMatchObject({ kind: "output", output: { ok: true } });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(api.bodies).toHaveLength(2);
+  });
+
+  it("SIGTERM during a model call aborts the request at once; the resume asks again", async () => {
+    let hang = true;
+    const api = await startMessagesApi((body) =>
+      agentOf(body) === "Implementer"
+        ? { content: [output("toolu_i", state(false, "added"))] }
+        : { content: [output("toolu_r", state(true, "fine"))] },
+    );
+    apis.push(api);
+    // The first Implementer request is never answered.
+    const answer = api.respond;
+    api.respond = (body, n) => (hang && n === 0 ? "hang" : answer(body, n));
+    const ex = example(api);
+    const child = spawn(process.execPath, [BIN, ...ex.args], {
+      cwd: ex.project,
+      env: { ...cleanEnv(), ...ex.env, NO_COLOR: "1", TERFYN_FROM_SOURCE: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    const deadline = Date.now() + 60_000;
+    while (api.bodies.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const sent = Date.now();
+    child.kill("SIGTERM");
+    expect(await exited, stderr).toBe(143);
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(stderr).toContain("resume with");
+    hang = false;
+    const resumed = await runTerfyn(["run", "--resume", ex.runDir], ex.project, ex.env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(api.problems).toEqual([]);
+    expect(api.bodies.filter((b) => agentOf(b) === "Implementer")).toHaveLength(2);
+  }, 120_000);
 
   it("messagesProblems catches what the API refuses", () => {
     const base = {

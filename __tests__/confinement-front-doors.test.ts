@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { EXAMPLE as REVIEW_EXAMPLE } from "./helpers/app-runner.ts";
 import { startAppServer } from "./helpers/app-server.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { EXAMPLE, exampleRunArgs } from "./helpers/example-project.ts";
@@ -25,6 +26,9 @@ function example() {
   const args = exampleRunArgs(dir, join(base, "run"));
   return { base, dir, ws, args };
 }
+
+/** A model script that exists: the App checks TERFYN_MODEL_SCRIPT at start. */
+const MODEL_SCRIPT = join(REVIEW_EXAMPLE, "model-script.yaml");
 
 describe("no sandbox, no execution", () => {
   it("terfyn run refuses a workflow whose agents run tests, naming bubblewrap; nothing runs", async () => {
@@ -77,7 +81,7 @@ describe("no sandbox, no execution", () => {
   });
 
   it("the App does not start as a runner without a sandbox, naming bubblewrap", () => {
-    const r = startAppServer({ ...NO_BWRAP, TERFYN_MODEL_SCRIPT: "/nonexistent.yaml" });
+    const r = startAppServer({ ...NO_BWRAP, TERFYN_MODEL_SCRIPT: MODEL_SCRIPT });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/terfyn app: bubblewrap \(bwrap\) is not installed/);
     expect(r.stderr).toMatch(/never runs a repository's commands unconfined/);
@@ -86,7 +90,7 @@ describe("no sandbox, no execution", () => {
 
   it("the App does not start with its runs directory where every sandbox would show it", () => {
     const r = startAppServer({
-      TERFYN_MODEL_SCRIPT: "/nonexistent.yaml",
+      TERFYN_MODEL_SCRIPT: MODEL_SCRIPT,
       TERFYN_APP_RUNS_DIR: "/opt/terfyn-app-runs",
     });
     expect(r.status, r.stderr).toBe(1);

@@ -64,7 +64,9 @@ run() {
   version="$("$node" --version)"
   echo "== $label on Node $version: $# files" >&2
   start=$SECONDS
+  # The sandbox shows that Node's directory read-only, as the sandboxed `node` of the tests needs.
   PATH="$(dirname "$node"):$PATH" TERFYN_EXPECT_NODE="$version" \
+    TERFYN_SANDBOX_READ_ONLY="$(dirname "$node")${TERFYN_SANDBOX_READ_ONLY:+:$TERFYN_SANDBOX_READ_ONLY}" \
     "$node" node_modules/vitest/vitest.mjs run "$@"
   status=$?
   summary+=("$label on Node $version: $([ "$status" = 0 ] && echo passed || echo FAILED) in $((SECONDS - start)) s")

@@ -120,32 +120,36 @@ describe("the sandbox's properties, each on its own", () => {
     expect(existsSync(join(worktree, ".terfyn", "x"))).toBe(false);
   });
 
-  it("the App's secret files where the system is bound are hidden from every command", async () => {
-    // An App installed under a bound directory (here: one the operator binds read-only, as /opt
-    // is), its key named by PRIVATE_KEY_PATH and a *.pem and .env beside it.
-    // Not under /tmp: the sandbox's own /tmp covers anything bound there.
-    const app = mkdtempSync("/var/tmp/terfyn-app-home-");
-    writeFileSync(join(app, ".env"), "WEBHOOK_SECRET=env-secret\n");
-    writeFileSync(join(app, "app.pem"), "pem-secret\n");
-    mkdirSync(join(app, "keys"));
-    writeFileSync(join(app, "keys", "private.key"), "key-secret\n");
-    writeFileSync(join(app, "README"), "shown\n");
-    const hide = secretFiles({ PRIVATE_KEY_PATH: "keys/private.key" }, app);
-    const sandbox = await BubblewrapSandbox.open({
-      searchPath: process.env.PATH ?? "/usr/bin:/bin",
-      extraReadOnly: [app],
-      alwaysHidden: hide,
-    });
-    const { worktree } = layout();
-    const r = await runInSandbox(
-      sandbox,
-      `cat ${app}/.env ${app}/app.pem ${app}/keys/private.key ${app}/README 2>/dev/null; echo END`,
-      { writable: worktree },
-    );
-    expect(r.out).toContain("shown");
-    expect(r.out).toContain("END");
-    expect(r.out).not.toMatch(/env-secret|pem-secret|key-secret/);
-  });
+  // Under /tmp too: a read-only path there (a Node fetched into a checkout in /tmp) is bound after
+  // the sandbox's own empty /tmp, so it is shown, and what must stay hidden in it still is.
+  it.each(["/var/tmp", tmpdir()])(
+    "the App's secret files where the system is bound are hidden from every command (under %s)",
+    async (base) => {
+      // An App installed under a bound directory (here: one the operator binds read-only, as /opt
+      // is), its key named by PRIVATE_KEY_PATH and a *.pem and .env beside it.
+      const app = mkdtempSync(join(base, "terfyn-app-home-"));
+      writeFileSync(join(app, ".env"), "WEBHOOK_SECRET=env-secret\n");
+      writeFileSync(join(app, "app.pem"), "pem-secret\n");
+      mkdirSync(join(app, "keys"));
+      writeFileSync(join(app, "keys", "private.key"), "key-secret\n");
+      writeFileSync(join(app, "README"), "shown\n");
+      const hide = secretFiles({ PRIVATE_KEY_PATH: "keys/private.key" }, app);
+      const sandbox = await BubblewrapSandbox.open({
+        searchPath: process.env.PATH ?? "/usr/bin:/bin",
+        extraReadOnly: [app],
+        alwaysHidden: hide,
+      });
+      const { worktree } = layout();
+      const r = await runInSandbox(
+        sandbox,
+        `cat ${app}/.env ${app}/app.pem ${app}/keys/private.key ${app}/README 2>/dev/null; echo END`,
+        { writable: worktree },
+      );
+      expect(r.out).toContain("shown");
+      expect(r.out).toContain("END");
+      expect(r.out).not.toMatch(/env-secret|pem-secret|key-secret/);
+    },
+  );
 
   it("the App's runs directory is refused where a sandbox would show it", () => {
     expect(visibleInSandbox("/opt/terfyn/runs", {})).toBe("/opt");

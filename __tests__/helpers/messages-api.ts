@@ -16,7 +16,13 @@ export type AnswerBlock =
 /** What the script answers a request with: a message, or an HTTP error. */
 export type Answer =
   | { content: AnswerBlock[]; stop_reason?: string; usage?: Record<string, number> }
-  | { status: number; type: string; message: string; retryAfter?: number };
+  | {
+      status: number;
+      type: string;
+      message: string;
+      retryAfter?: number;
+      retryAfterMs?: number;
+    };
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are loose JSON
 export type MessagesRequest = Record<string, any>;
@@ -26,6 +32,8 @@ export interface MessagesApi extends LocalServer {
   bodies: MessagesRequest[];
   /** Every rule a request broke, as `request N: …`. */
   problems: string[];
+  /** What answers each request (the script given); "hang" leaves the request unanswered. */
+  respond: (body: MessagesRequest, n: number) => Answer | "hang";
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -121,6 +129,8 @@ export async function startMessagesApi(
   const problems: string[] = [];
   let n = 0;
   let ids = 0;
+  // The server answers through the returned object's `respond`, which a test may replace.
+  let api: Pick<MessagesApi, "respond"> = { respond: script };
   const server = await startServer((req: SeenRequest, res) => {
     if (req.method !== "POST" || !req.url.startsWith("/v1/messages")) {
       send(res, 404, { type: "error", error: { type: "not_found_error", message: req.url } });
@@ -138,13 +148,19 @@ export async function startMessagesApi(
       });
       return;
     }
-    const answer = script(body, index);
+    const answer = api.respond(body, index);
+    if (answer === "hang") return;
     if ("status" in answer) {
       send(
         res,
         answer.status,
         { type: "error", error: { type: answer.type, message: answer.message } },
-        answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {},
+        {
+          ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {}),
+          ...(answer.retryAfterMs !== undefined
+            ? { "retry-after-ms": String(answer.retryAfterMs) }
+            : {}),
+        },
       );
       return;
     }
@@ -162,5 +178,7 @@ export async function startMessagesApi(
       usage: { input_tokens: 100, output_tokens: 20, ...answer.usage },
     });
   });
-  return Object.assign(server, { bodies, problems });
+  const result: MessagesApi = Object.assign(server, { bodies, problems, respond: script });
+  api = result;
+  return result;
 }

@@ -2,13 +2,15 @@
  * The real sandbox for tests: bubblewrap, proven on this machine once per test file. The tests
  * that execute code run it exactly as the product does (.ci/run installs bubblewrap).
  */
-import { BubblewrapSandbox } from "../../src/adapters/sandbox/bubblewrap.ts";
+import { openSandbox } from "../../src/adapters/sandbox/open-sandbox.ts";
 import type { Sandbox } from "../../src/adapters/sandbox/sandbox.ts";
 
 let opened: Promise<Sandbox> | undefined;
 
 export function testSandbox(): Promise<Sandbox> {
-  opened ??= BubblewrapSandbox.open({ searchPath: process.env.PATH ?? "/usr/bin:/bin" });
+  // As the product opens it from the operator's environment: PATH, and TERFYN_SANDBOX_READ_ONLY
+  // (.ci/run shows a fetched Node's directory there).
+  opened ??= openSandbox({ env: process.env });
   return opened;
 }
 

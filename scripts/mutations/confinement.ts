@@ -242,4 +242,13 @@ export const CONFINEMENT: Mutation[] = [
     test: "__tests__/fork-recipe.test.ts",
     filter: "refuses a planted checkout",
   },
+  {
+    group: "sandbox",
+    guard: "an extra read-only path under /tmp is bound after the sandbox's own /tmp",
+    file: "src/adapters/sandbox/bubblewrap-args.ts",
+    find: '  args.push("--bind", writable, writable);',
+    replace: '  args.push("--tmpfs", SANDBOX_TMP);\n  args.push("--bind", writable, writable);',
+    test: "__tests__/adapters/sandbox.test.ts",
+    filter: "secret files where the system is bound",
+  },
 ];

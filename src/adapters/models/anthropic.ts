@@ -6,7 +6,12 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
-import type { ConversationMessage, ModelPort, ModelRequest } from "../../core/engine/ports.ts";
+import {
+  type ConversationMessage,
+  type ModelPort,
+  type ModelRequest,
+  ModelUnavailable,
+} from "../../core/engine/ports.ts";
 
 const OUTPUT_TOOL = "submit_output";
 
@@ -20,13 +25,22 @@ export class AnthropicModel implements ModelPort {
 
   constructor(
     apiKey: string,
-    options: { maxRetries?: number; baseURL?: string; fetch?: typeof fetch } = {},
+    options: {
+      maxRetries?: number;
+      baseURL?: string;
+      fetch?: typeof fetch;
+      /** The longest wait before a retry (default MAX_RETRY_WAIT_SECONDS). */
+      maxRetryWaitSeconds?: number;
+    } = {},
   ) {
     this.client = new Anthropic({
       apiKey,
       maxRetries: options.maxRetries ?? 4,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: boundedRetryAfter(
+        options.fetch ?? globalThis.fetch,
+        options.maxRetryWaitSeconds ?? MAX_RETRY_WAIT_SECONDS,
+      ),
     });
   }
 
@@ -45,19 +59,26 @@ export class AnthropicModel implements ModelPort {
     });
     const last = tools[tools.length - 1];
     if (last) last.cache_control = { type: "ephemeral" };
-    const message = await this.client.messages.create({
-      model,
-      max_tokens: 4096,
-      system: [
+    const message = await this.client.messages
+      .create(
         {
-          type: "text",
-          text: request.system || `You are ${request.agent}.`,
-          cache_control: { type: "ephemeral" },
+          model,
+          max_tokens: 4096,
+          system: [
+            {
+              type: "text",
+              text: request.system || `You are ${request.agent}.`,
+              cache_control: { type: "ephemeral" },
+            },
+          ],
+          tools,
+          messages: toApiMessages(request.messages),
         },
-      ],
-      tools,
-      messages: toApiMessages(request.messages),
-    });
+        request.signal ? { signal: request.signal } : {},
+      )
+      .catch((e: unknown) => {
+        throw unavailable(e) ?? e;
+      });
     const usage: TokenUsage = {
       input_tokens: message.usage.input_tokens,
       output_tokens: message.usage.output_tokens,
@@ -104,6 +125,49 @@ export class AnthropicModel implements ModelPort {
     // the engine takes only when the agent has no output schema, and otherwise corrects.
     return { response: { kind: "output", output: text, ...said, ...stop }, usage };
   }
+}
+
+/** The longest wait before a retry the API may ask for; a longer one is cut to this. */
+export const MAX_RETRY_WAIT_SECONDS = 60;
+
+/**
+ * `fetch` as the SDK's retries see it, with a `retry-after` (or `retry-after-ms`) longer than
+ * MAX_RETRY_WAIT_SECONDS cut to it: the SDK would otherwise sleep as long as the API says (an
+ * hour for `retry-after: 3600`). An outage that outlasts the retries ends the step as
+ * unavailable, and the run is resumed later instead of hanging.
+ */
+function boundedRetryAfter(inner: typeof fetch, cap: number): typeof fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    if (waitSeconds(res.headers) <= cap) return res;
+    const headers = new Headers(res.headers);
+    headers.delete("retry-after");
+    headers.set("retry-after-ms", String(Math.round(cap * 1000)));
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  };
+}
+
+/** How long a response asks to wait before a retry, in seconds (0 when it does not say). */
+function waitSeconds(headers: Headers): number {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && Number.isFinite(Number(ms))) return Number(ms) / 1000;
+  const after = headers.get("retry-after");
+  if (after === null || after.trim() === "") return 0;
+  if (Number.isFinite(Number(after))) return Number(after);
+  const at = Date.parse(after);
+  return Number.isNaN(at) ? 0 : (at - Date.now()) / 1000;
+}
+
+/** The SDK's error as ModelUnavailable when it is an outage (after the SDK's retries). */
+function unavailable(e: unknown): ModelUnavailable | undefined {
+  if (e instanceof Anthropic.APIUserAbortError) return undefined;
+  if (e instanceof Anthropic.APIConnectionError)
+    return new ModelUnavailable(`cannot reach the API: ${e.message}`);
+  if (e instanceof Anthropic.APIError && e.status !== undefined) {
+    if (e.status === 408 || e.status === 409 || e.status === 429 || e.status >= 500)
+      return new ModelUnavailable(`the API answered ${e.status} after retries: ${e.message}`);
+  }
+  return undefined;
 }
 
 /** What an assistant turn with nothing to replay says, so the message is never empty. */

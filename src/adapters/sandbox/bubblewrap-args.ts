@@ -98,6 +98,9 @@ export function bubblewrapArgs(command: SandboxCommand, host: HostView): string[
     }
   }
   for (const path of MASKED_SYSTEM_FILES) mask(args, path, host.kindOf(path));
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME);
+  // After the sandbox's own /tmp: an operator's toolchain under /tmp (a Node fetched into a
+  // checkout there) stays visible instead of being covered by the empty tmpfs.
   for (const raw of host.extraReadOnly) {
     const path = checkedAbsolute(raw, "an extra read-only path");
     const k = host.kindOf(path);
@@ -106,7 +109,6 @@ export function bubblewrapArgs(command: SandboxCommand, host: HostView): string[
       bound.push(path);
     }
   }
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME);
   args.push("--bind", writable, writable);
   bound.push(writable);
   const masks = [

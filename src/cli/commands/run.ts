@@ -658,6 +658,22 @@ async function finish(
       );
       return 2;
     case "interrupted": {
+      if (outcome.unavailable !== undefined && signal === undefined) {
+        // The model's API did not answer: nothing of the step was kept; the run resumes there.
+        await store.append({
+          type: "run.interrupted",
+          signal: "none",
+          step: outcome.step,
+          unavailable: outcome.unavailable,
+        });
+        state.status = "interrupted";
+        state.error = `the model's API did not answer (${outcome.unavailable}); the run stopped at ${outcome.step}, with its approvals and the answers it had`;
+        await store.writeState(state);
+        io.stderr(
+          `terfyn run: ${escapeTerminalText(state.error)}\n  when the API answers again, resume with: terfyn run --resume ${escapeTerminalText(dir)}\n`,
+        );
+        return 1;
+      }
       const sig = signal ?? "SIGINT";
       const call = outcome.in_flight;
       const inDoubt = call !== undefined && !call.idempotent;

@@ -12,7 +12,7 @@ import { sha256 } from "../plan/canonical-hash.ts";
 import type { ApprovalSubject } from "../render/approval-text.ts";
 import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
 import type { JournalEvent, ModelResponse } from "./journal.ts";
-import type { ConversationMessage, EnginePorts, ToolSpec } from "./ports.ts";
+import { type ConversationMessage, type EnginePorts, ModelUnavailable, type ToolSpec } from "./ports.ts";
 import type { RuntimeAgent, RuntimeProject } from "./runtime-project.ts";
 import { deepEqual, getField, schemaIssues } from "./values.ts";
 
@@ -50,7 +50,13 @@ export type RunOutcome =
     }
   | { status: "failed"; error: string }
   | { status: "in-doubt"; key: string; tool: string; step: string; error: string }
-  | { status: "interrupted"; step: string; in_flight?: InFlightCall };
+  | {
+      status: "interrupted";
+      step: string;
+      in_flight?: InFlightCall;
+      /** Not a signal: the model's API could not answer (ModelUnavailable); what it said. */
+      unavailable?: string;
+    };
 
 /** A tool call that was running when the run was interrupted: its intent has no result. */
 export interface InFlightCall {
@@ -404,12 +410,20 @@ class Interpreter {
             messages: [...messages],
             tools,
             ordinal,
+            ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
           };
           answer = await this.ports.model.turn(
             outputSchema ? { ...request, outputSchema } : request,
           );
         } catch (e) {
           this.stopIfInterrupted(step);
+          // An outage is not the agent's failure: the run stops here, resumable at this step.
+          if (e instanceof ModelUnavailable || (e as Error)?.name === "ModelUnavailable")
+            throw new Interrupted({
+              status: "interrupted",
+              step,
+              unavailable: `agent ${name}, turn ${turn + 1}: ${(e as Error).message}`,
+            });
           throw new StepFailure(
             `agent ${name}, turn ${turn + 1}: the model failed: ${(e as Error).message}`,
           );

@@ -60,9 +60,11 @@ export type JournalEvent =
        * and so may have had its effect: a resume stops there instead of repeating it.
        */
       type: "run.interrupted";
+      /** The signal, or `none` when the model's API could not answer (`unavailable`). */
       signal: string;
       step: string;
       in_flight?: { key: string; tool: string; idempotent: boolean; in_doubt: boolean };
+      unavailable?: string;
     }
   | {
       type: "run.end";

@@ -29,10 +29,22 @@ export interface ModelRequest {
   outputSchema?: JsonSchemaNode;
   /** How many model turns this agent has already taken in this run (scripts index by it). */
   ordinal: number;
+  /** Aborted when the run is interrupted: the request, and any wait before a retry, stop. */
+  signal?: AbortSignal;
 }
 
 export interface ModelPort {
   turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }>;
+}
+
+/**
+ * The provider could not answer, after its own retries: the connection refused or timed out,
+ * 429, 5xx or overloaded. Environmental, not the agent's doing: the run stops at the step, which
+ * a resume takes again (approvals and the turns already answered are kept). An adapter throws it;
+ * errors of the request itself (a bad key, an unknown model, a refused request) are not it.
+ */
+export class ModelUnavailable extends Error {
+  override readonly name = "ModelUnavailable";
 }
 
 export interface ToolCall {
