@@ -418,7 +418,14 @@ export class EngineAgents implements AgentPort {
         },
       });
       if (outcome.status !== "completed")
-        throw new Error("error" in outcome ? outcome.error : outcome.status);
+        throw new Error(
+          "error" in outcome
+            ? outcome.error
+            : outcome.status === "interrupted" && outcome.unavailable
+              ? // Not yet resumable here (issue 24 item 5): said as what it is.
+                `the model's API did not answer: ${outcome.unavailable}`
+              : outcome.status,
+        );
       return {
         result: outcome.result,
         written: [...ws.written],
