@@ -11,6 +11,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ledgerMarker, parseLedger } from "../src/core/app/triggers.ts";
+import { ModelUnavailable } from "../src/core/engine/ports.ts";
 import {
   build,
   type Example,
@@ -18,6 +19,7 @@ import {
   forgeState,
   git,
   LATER,
+  model,
   reviewFixJob,
 } from "./helpers/app-runner.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
@@ -137,6 +139,74 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     expect(again).toMatchObject({ run, state: "done" });
     expect(fake.replies).toHaveLength(4);
   }, 180_000);
+
+  it("the model's API down during the Builder: the job saves the run interrupted with the files its agents wrote and succeeds; the next dispatch goes on in build on a fresh machine, asking no earlier agent again", async () => {
+    const { ex, gh, fake } = setup();
+    const first = await job(ex, { "pull-request": "7", "head-sha": ex.head });
+    const run = first.run!;
+    say(gh.comments, "maria", `/terfyn approve ${status(gh.comments).ledger.hash}`);
+    const calls: string[] = [];
+    const down = async () => {
+      const m = await model();
+      return {
+        turn: (r: Parameters<typeof m.turn>[0]) => {
+          calls.push(r.agent);
+          if (r.agent === "Builder")
+            throw new ModelUnavailable("the API answered 529 after retries: Overloaded");
+          return m.turn(r);
+        },
+      };
+    };
+    const cut = await reviewFixJob(
+      ex.origin,
+      { "pull-request": "7", "head-sha": ex.head, run },
+      down,
+    );
+    expect(cut).toMatchObject({ run, state: "interrupted" });
+    expect(cut.failed).toBeUndefined();
+    let s = status(gh.comments);
+    expect(s.ledger).toMatchObject({ phase: "build", interrupted: true, state: stateRef(ex, run) });
+    expect(s.body).toContain("529 after retries");
+    // The TestWriter's test travels in the state: a fresh machine has no worktree.
+    const saved = git(ex.origin, "ls-tree", "-r", "--name-only", `refs/terfyn/runs/${run}`);
+    expect(saved).toMatch(/^work\/test\/add\.test\.js$/m);
+    expect(saved).toMatch(/^work\.json$/m);
+    expect(
+      JSON.parse(git(ex.origin, "show", `refs/terfyn/runs/${run}:run/state.json`)),
+    ).toMatchObject({ status: "interrupted", phase: "build" });
+
+    // A writer's /terfyn resume (the App dispatches it): the run goes on in build.
+    say(gh.comments, "maria", "/terfyn resume");
+    const later: string[] = [];
+    const counting = async () => {
+      const m = await model();
+      return {
+        turn: (r: Parameters<typeof m.turn>[0]) => {
+          later.push(r.agent);
+          return m.turn(r);
+        },
+      };
+    };
+    const resumed = await reviewFixJob(
+      ex.origin,
+      { "pull-request": "7", "head-sha": ex.head, run },
+      counting,
+    );
+    expect(resumed).toMatchObject({ run, state: "awaiting-approval" });
+    expect(new Set(later)).toEqual(new Set(["Builder"]));
+    s = status(gh.comments);
+    expect(s.ledger.gate).toBe("publish");
+    expect(s.ledger.interrupted).toBeUndefined();
+    say(gh.comments, "maria", `/terfyn approve ${s.ledger.hash}`);
+    const done = await job(ex, { "pull-request": "7", "head-sha": ex.head, run });
+    expect(done).toMatchObject({ run, state: "done" });
+    const pushed = git(ex.origin, "rev-parse", "fix-add");
+    expect(git(ex.origin, "diff", "--name-only", ex.head, pushed).split("\n").sort()).toEqual([
+      "src/add.js",
+      "test/add.test.js",
+    ]);
+    expect(fake.replies).toHaveLength(4);
+  }, 240_000);
 
   it("a state ref pushed by someone else (not the one the status comment names) is refused", async () => {
     const { ex, gh } = setup();

@@ -295,6 +295,71 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
     expect(api.bodies.filter((b) => agentOf(b) === "Implementer")).toHaveLength(2);
   }, 120_000);
 
+  it("each agent's maxTokens and temperature reach its requests; unsaid, max_tokens is 4096 and no temperature is sent", async () => {
+    const api = await startMessagesApi(
+      perAgent({
+        Implementer: [{ content: [output("toolu_i", state(false, "added"))] }],
+        Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
+      }),
+    );
+    apis.push(api);
+    const ex = example(api);
+    edit(
+      ex.project,
+      "main.agent",
+      "agent Implementer {\n",
+      "agent Implementer {\n  maxTokens 1200\n  temperature 0.25\n",
+    );
+    const r = await runTerfyn(ex.args, ex.project, ex.env);
+    expect(r.code, r.stderr).toBe(0);
+    const impl = api.bodies.find((b) => agentOf(b) === "Implementer");
+    const rev = api.bodies.find((b) => agentOf(b) === "Reviewer");
+    expect(impl).toMatchObject({ max_tokens: 1200, temperature: 0.25 });
+    expect(rev?.max_tokens).toBe(4096);
+    expect(rev && "temperature" in rev).toBe(false);
+  });
+
+  it("cache breakpoints: the latest turn of every request; the instructions only when tools and instructions are long enough to be cached", async () => {
+    const long = "Keep every change minimal and explain it in the feedback. ".repeat(90);
+    const api = await startMessagesApi(
+      perAgent({
+        Implementer: [
+          { content: [write("toolu_w", "src/add.go")] },
+          { content: [output("toolu_i", state(false, "added"))] },
+        ],
+        Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
+      }),
+    );
+    apis.push(api);
+    const ex = example(api);
+    edit(ex.project, "main.agent", "You are the Reviewer,", `You are the Reviewer. ${long}`);
+    const r = await runTerfyn(ex.args, ex.project, ex.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(api.problems).toEqual([]);
+    const marked = (b: MessagesRequest) => JSON.stringify(b).split('"cache_control"').length - 1;
+    for (const b of api.bodies) {
+      const last = b.messages.at(-1);
+      const blocks = typeof last.content === "string" ? [] : last.content;
+      expect(blocks.at(-1)?.cache_control, "the latest turn").toEqual({ type: "ephemeral" });
+    }
+    // The Implementer's instructions and tools are short: no breakpoint there (one in all).
+    const impl = api.bodies.filter((b) => agentOf(b) === "Implementer");
+    expect(impl).toHaveLength(2);
+    for (const b of impl) {
+      expect(b.system[0].cache_control).toBeUndefined();
+      expect(marked(b)).toBe(1);
+    }
+    // The Reviewer's are long enough: cached after the instructions too.
+    const rev = api.bodies.find((b) => agentOf(b) === "Reviewer");
+    expect(rev?.system[0].cache_control).toEqual({ type: "ephemeral" });
+    expect(rev && marked(rev)).toBe(2);
+    // The second request repeats the first's conversation up to its breakpoint.
+    const [a, b] = impl as [MessagesRequest, MessagesRequest];
+    expect(
+      JSON.stringify(b.messages[0]).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""),
+    ).toBe(JSON.stringify(a.messages[0]).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""));
+  });
+
   it("messagesProblems catches what the API refuses", () => {
     const base = {
       model: "m",

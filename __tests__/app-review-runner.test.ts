@@ -15,6 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileRunLock, hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { defaultModelBudget } from "../src/adapters/review/review-runner.ts";
+import { ModelUnavailable } from "../src/core/engine/ports.ts";
 import { artifactHash } from "../src/core/review/gates.ts";
 import type { PublishArtifact } from "../src/core/review/ports.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
@@ -33,6 +34,7 @@ import {
   type Loose,
   labeled,
   leftRunningAtPlan,
+  model,
   probotWith,
   restartedRunner,
   runEffects,
@@ -357,6 +359,72 @@ describe("the App's runner: budgets, restarts and one run per head", () => {
     expect(new Set(calls)).toEqual(new Set(["Planner"]));
     const s = status(gh.comments);
     expect(s.ledger).toMatchObject({ run, gate: "plan", hash: state().awaiting.hash });
+  }, 180_000);
+});
+
+describe("the App's runner when the model's API does not answer", () => {
+  it("an outage during the Builder pauses the run in build (not stuck), said on the status comment; /terfyn status does not resume it, a writer's /terfyn resume does, and it goes on to done", async () => {
+    const ex = build();
+    const gh = writer(ex);
+    fakeGraphql(ex);
+    let down = false;
+    const calls: string[] = [];
+    const runner = await exampleRunner(ex, {
+      model: async () => {
+        const m = await model();
+        return {
+          turn: (r: Parameters<typeof m.turn>[0]) => {
+            calls.push(r.agent);
+            if (down && r.agent === "Builder")
+              throw new ModelUnavailable("the API answered 529 after retries: Overloaded");
+            return m.turn(r);
+          },
+        };
+      },
+    });
+    const receive = probotWith(runner);
+    try {
+      await receive("pull_request", labeled(ex));
+      await runner.idle();
+      down = true;
+      await receive(
+        "issue_comment",
+        commented(approval(gh.comments, status(gh.comments).ledger.hash!)),
+      );
+      await runner.idle();
+      let s = status(gh.comments);
+      expect(s.ledger).toMatchObject({ phase: "build", interrupted: true });
+      expect(s.ledger.terminal).toBeUndefined();
+      expect(s.body).toContain("The run stopped in phase build, not ended");
+      expect(s.body).toContain("529 after retries");
+      expect(s.body).toContain("/terfyn resume");
+      expect(gh.checkRuns.at(-1)?.body).toMatchObject({ conclusion: "neutral" });
+      const state = JSON.parse(
+        readFileSync(join(runner.paths(s.ledger.run).run, "state.json"), "utf8"),
+      );
+      expect(state).toMatchObject({ status: "interrupted", phase: "build" });
+
+      // Anyone's /terfyn status shows it again but does not resume it.
+      const before = calls.length;
+      down = false;
+      await receive("issue_comment", commented("/terfyn status", "someone"));
+      await runner.idle();
+      expect(calls.length).toBe(before);
+      expect(status(gh.comments).ledger).toMatchObject({ interrupted: true });
+
+      // A writer's /terfyn resume goes on in build: no earlier agent is asked again.
+      await receive("issue_comment", commented("/terfyn resume"));
+      await runner.idle();
+      s = status(gh.comments);
+      expect(s.ledger).toMatchObject({ gate: "publish" });
+      expect(s.ledger.interrupted).toBeUndefined();
+      expect(new Set(calls.slice(before))).toEqual(new Set(["Builder"]));
+      await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
+      await runner.idle();
+      expect(status(gh.comments).ledger).toMatchObject({ terminal: "done" });
+    } finally {
+      gh.done();
+    }
   }, 180_000);
 });
 

@@ -221,6 +221,12 @@ const RELAXATIONS: [string, (p: string) => void, RegExp, ((p: string) => void)?]
     withTriager,
   ],
   [
+    "an agent allowed longer answers (maxTokens above the default)",
+    (p) =>
+      edit(p, "main.agent", "agent Implementer {\n", "agent Implementer {\n  maxTokens 32000\n"),
+    /model_tokens_raised: Agent\/Implementer may now answer with up to 32000 tokens \(was 4096\)/,
+  ],
+  [
     "a command tool's environment allowlist gains secrets",
     (p) =>
       edit(

@@ -12,6 +12,7 @@ import {
   type ReviewSteps,
   runReview,
 } from "../src/core/review/orchestrator.ts";
+import { RunEnd, RunPaused } from "../src/core/review/phase.ts";
 import { PHASES } from "../src/core/review/phases.ts";
 import type { Verdict } from "../src/core/review/referee.ts";
 import type { ReviewRequest } from "../src/core/review/request.ts";
@@ -578,6 +579,7 @@ describe("review orchestrator", () => {
           continue;
         }
         if (out.status === "ended") break;
+        if (out.status !== "awaiting-approval") throw new Error(`unexpected ${out.status}`);
         asked++;
         approve(w, out.gate);
       }
@@ -741,6 +743,88 @@ describe("every failure is an end with a report", () => {
     await expect(runReview(p)).rejects.toThrow("crash after writing decisions.json");
     expect(w.state?.status).toBe("running");
     expect(w.files.has("report.md")).toBe(false);
+  });
+});
+
+describe("stopped from outside: paused, not ended", () => {
+  it("a step the model's API stopped (RunPaused) leaves the run interrupted in its phase with a report; the resume repeats only that phase and asks no approval again", async () => {
+    const w = world();
+    let down = true;
+    const p = ports(w, {
+      build: async () => {
+        w.calls.build = (w.calls.build ?? 0) + 1;
+        if (down) throw new RunPaused("the model's API did not answer: 529 overloaded");
+        // Resumed, it is running again (a process dying now leaves it running, not paused).
+        expect(w.state).toMatchObject({ status: "running", phase: "build" });
+        return GREEN;
+      },
+    });
+    let out = await runReview(p);
+    expect(out).toMatchObject({ status: "awaiting-approval", gate: "plan" });
+    approve(w, "plan");
+    out = await runReview(p);
+    expect(out).toEqual({
+      status: "interrupted",
+      phase: "build",
+      reason: "the model's API did not answer: 529 overloaded",
+    });
+    expect(w.state).toMatchObject({ status: "interrupted", phase: "build" });
+    expect(w.state?.terminal).toBeUndefined();
+    const report = w.files.get("report.md") ?? "";
+    expect(report).toContain("# Review run: interrupted");
+    expect(report).toContain("terfyn review --resume r1");
+    expect(report).toContain("529 overloaded");
+    // Nothing before the build runs again; the build does, once more.
+    const before = { ...w.calls };
+    down = false;
+    out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "done" });
+    for (const step of ["intake", "decide", "plan", "red"])
+      expect(w.calls[step], step).toBe(before[step]);
+    expect(w.calls.build).toBe((before.build ?? 0) + 1);
+    expect(w.approvals.filter((a) => a.gate === "plan")).toHaveLength(1);
+  });
+
+  it("told to stop while a phase runs: its result is not trusted (neither its ending nor its next phase), the run pauses there; a gate it reached stands", async () => {
+    for (const how of ["ends", "throws", "returns"] as const) {
+      const w = world();
+      const stop = new AbortController();
+      const p = {
+        ...ports(w, {
+          build: async () => {
+            stop.abort(new DOMException("SIGTERM", "AbortError"));
+            // What a killed test command may look like to the phase.
+            if (how === "throws") throw new Error("the test command exited 143");
+            if (how === "ends") throw new RunEnd("stuck", "the tests were killed");
+            return GREEN;
+          },
+        }),
+        signal: stop.signal,
+      };
+      let out = await runReview(p);
+      approve(w, "plan");
+      out = await runReview(p);
+      expect(out, how).toEqual({
+        status: "interrupted",
+        phase: "build",
+        reason: "the process was told to stop (SIGTERM)",
+      });
+      expect(w.state, how).toMatchObject({ status: "interrupted", phase: "build" });
+    }
+    // Stopped while the gate phase ran (it reads the approvals): the gate it reached stands.
+    const w = world();
+    const stop = new AbortController();
+    const base = ports(w);
+    const p: ReviewPorts = {
+      ...base,
+      approvals: async () => {
+        stop.abort();
+        return base.approvals();
+      },
+      signal: stop.signal,
+    };
+    expect(await runReview(p)).toMatchObject({ status: "awaiting-approval", gate: "plan" });
+    expect(w.state).toMatchObject({ status: "awaiting-approval" });
   });
 });
 

@@ -328,29 +328,29 @@ describe("terfyn review --model", () => {
   it("--model anthropic/… without ANTHROPIC_API_KEY is a clear error before any work; --model-script wins over it; the flag is kept in run.json", async () => {
     const b = build();
     const r = await runTerfyn(
-      [...startArgs(b, null), "--model", "anthropic/claude-sonnet-4-5"],
+      [...startArgs(b, null), "--model", "anthropic/claude-sonnet-5-5"],
       b.repo,
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      "--model: anthropic/claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the environment; nothing was started",
+      "--model: anthropic/claude-sonnet-5-5 needs ANTHROPIC_API_KEY in the environment; nothing was started",
     );
     expect(existsSync(b.runDir)).toBe(false);
     const declared = await runTerfyn([...startArgs(b, null), "--model", "declared"], b.repo);
     expect(declared.code).toBe(1);
-    expect(declared.stderr).toMatch(/anthropic\/claude-opus-4-1 needs ANTHROPIC_API_KEY/);
+    expect(declared.stderr).toMatch(/anthropic\/claude-opus-5-5 needs ANTHROPIC_API_KEY/);
     const unknown = await runTerfyn([...startArgs(b, null), "--model", "nope/x"], b.repo);
     expect(unknown.stderr).toContain("no adapter for the model `nope/x`");
     expect(existsSync(b.runDir)).toBe(false);
 
     // A script drives every agent whatever --model says, with or without a key.
     const scripted = await runTerfyn(
-      [...startArgs(b), "--model", "anthropic/claude-sonnet-4-5"],
+      [...startArgs(b), "--model", "anthropic/claude-sonnet-5-5"],
       b.repo,
     );
     expect(scripted.code, scripted.stderr).toBe(2);
     expect(JSON.parse(readFileSync(join(b.runDir, "run.json"), "utf8"))).toMatchObject({
-      model: "anthropic/claude-sonnet-4-5",
+      model: "anthropic/claude-sonnet-5-5",
     });
   }, 60_000);
 
@@ -360,7 +360,7 @@ describe("terfyn review --model", () => {
     const runJson = join(b.runDir, "run.json");
     const config = JSON.parse(readFileSync(runJson, "utf8"));
     delete config.modelScript;
-    writeFileSync(runJson, JSON.stringify({ ...config, model: "anthropic/claude-sonnet-4-5" }));
+    writeFileSync(runJson, JSON.stringify({ ...config, model: "anthropic/claude-sonnet-5-5" }));
     expect((await approve(b)).code).toBe(0);
     const before = readFileSync(join(b.runDir, "state.json"), "utf8");
     const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
@@ -379,7 +379,7 @@ describe("terfyn review --model", () => {
     const router = new ModelRouter({ model: "mock/gpt-4", env: {} });
     const turn = await router.turn({
       agent: "Decider",
-      model: "anthropic/claude-opus-4-1",
+      model: "anthropic/claude-opus-5-5",
       system: "",
       messages: [{ role: "user", content: "hi" }],
       tools: [],
@@ -389,7 +389,7 @@ describe("terfyn review --model", () => {
     await expect(
       new ModelRouter({ env: {} }).turn({
         agent: "Decider",
-        model: "anthropic/claude-opus-4-1",
+        model: "anthropic/claude-opus-5-5",
         system: "",
         messages: [],
         tools: [],
@@ -406,7 +406,7 @@ describe("terfyn review --model", () => {
         [
           ...startArgs(b, null),
           "--model",
-          `anthropic/${process.env.TERFYN_ANTHROPIC_MODEL ?? "claude-sonnet-4-5"}`,
+          `anthropic/${process.env.TERFYN_ANTHROPIC_MODEL ?? "claude-sonnet-5-5"}`,
         ],
         b.repo,
         { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY ?? "" },

@@ -70,6 +70,11 @@ describe("examples/triage-deploy", () => {
     const deployLog = join(project, "deploys.log");
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
+      // Where the operator's toolchain lives outside /usr (.ci/run's fetched Node): the sandbox
+      // shows it, or the command's `node` is not there.
+      ...(process.env.TERFYN_SANDBOX_READ_ONLY
+        ? { TERFYN_SANDBOX_READ_ONLY: process.env.TERFYN_SANDBOX_READ_ONLY }
+        : {}),
       TRACKER_TOKEN: SECRET,
       DEPLOY_LOG: deployLog,
       GITHUB_TOKEN: "must-not-reach-the-command",

@@ -54,6 +54,7 @@ import type { ModelPort } from "../core/engine/ports.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { readArtifact } from "../core/review/artifacts.ts";
 import type { ReviewRunState } from "../core/review/ports.ts";
+import { WRITTEN_FILE } from "../core/review/steps.ts";
 
 export class ReviewFixInputError extends Error {}
 
@@ -371,7 +372,12 @@ async function runJob(
   } else {
     const stop = await writersStop(comments, job.triggerAt, me, gateway);
     if (stop) r.stop(job, ledger, `stopped by @${stop}`, reporter);
-    else if (ledger.gate && ledger.hash) {
+    else if (state?.status === "interrupted") {
+      // Stopped by the model's API in an earlier job, with its state saved: a dispatch (a
+      // writer's `/terfyn resume`, or anyone who may dispatch the workflow) goes on there.
+      deps.info(`terfyn: run ${run} resumes in phase ${state.phase ?? "?"}: ${state.reason ?? ""}`);
+      r.recover?.(job, ledger, reporter);
+    } else if (ledger.gate && ledger.hash) {
       const candidates = approvalCandidates(ledger, comments, {
         appLogin: me,
         prAuthor: pr.author,
@@ -405,7 +411,7 @@ async function runJob(
 
   const after = await readState(p.run);
   if (after) {
-    const files = await collect(p, after.status === "awaiting-approval" ? after : undefined);
+    const files = await collect(p, after.status === "ended" ? undefined : after);
     const id = base.comment();
     if (id) files.set("status.json", Buffer.from(`${JSON.stringify({ comment: id })}\n`));
     stateCommit = await states.save(run, files, loaded?.commit);
@@ -414,6 +420,14 @@ async function runJob(
     if (last) await reporter.update(last.ledger, last.details, true);
   }
   const comment = base.comment()?.url;
+  if (after?.status === "interrupted") {
+    // Not a failure of the job: the run is paused, its state saved, and the status comment
+    // says how to go on.
+    deps.info(
+      `terfyn: run ${run} stopped in phase ${after.phase ?? "?"}, resumable: ${after.reason ?? ""}`,
+    );
+    return { run, state: "interrupted", ...(comment ? { comment } : {}) };
+  }
   if (after?.status === "awaiting-approval") {
     deps.info(
       `terfyn: run ${run} waits at the ${after.awaiting?.gate} gate for ${after.awaiting?.hash}`,
@@ -534,7 +548,8 @@ async function workFiles(files: Map<string, Buffer>): Promise<WorkFiles | undefi
 /**
  * The run's files to save: job.json, model-spend.json, the run directory (not its lock), and at
  * the publish gate the files the publish artifact commits, from the worktree (a fresh machine
- * has no worktree; the gate's hash check proves they came back byte for byte).
+ * has no worktree; the gate's hash check proves they came back byte for byte); for a run
+ * stopped mid-phase (interrupted), the files its agents wrote so far.
  */
 async function collect(
   p: { base: string; run: string; job: string; spend: string; worktree: string },
@@ -551,14 +566,32 @@ async function collect(
     if (rel === "run.lock") continue;
     files.set(`run/${rel}`, await readFile(abs));
   }
+  // The worktree's files the next job needs back: at the publish gate those the commit holds
+  // (deleted ones removed); stopped mid-phase, every file the agents wrote so far (the red
+  // tests, the builder's work), as it is now.
+  let work: { path: string; deleted: boolean }[] | undefined;
   if (paused?.awaiting?.gate === "publish") {
     const publish = await readArtifact(await ReviewRunStore.open(p.run), "publish.json");
+    work = (publish?.content ?? []).map((c) => ({ path: c.path, deleted: c.sha256 === null }));
+  } else if (paused?.status === "interrupted") {
+    const written = files.get(`run/${WRITTEN_FILE}`);
+    let list: unknown = [];
+    try {
+      if (written) list = JSON.parse(written.toString("utf8"));
+    } catch {
+      list = undefined;
+    }
+    if (!Array.isArray(list) || !list.every((x) => typeof x === "string"))
+      throw new Error(`the run's ${WRITTEN_FILE} is not a list of paths`);
+    work = (list as string[]).map((path) => ({ path, deleted: false }));
+  }
+  if (work) {
     const write: string[] = [];
     const remove: string[] = [];
-    for (const c of publish?.content ?? []) {
+    for (const c of work) {
       const abs = join(p.worktree, ...c.path.split("/"));
       const st = await lstat(abs).catch(() => undefined);
-      if (c.sha256 === null || !st) {
+      if (c.deleted || !st) {
         remove.push(c.path);
         continue;
       }

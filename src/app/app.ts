@@ -387,7 +387,9 @@ export function terfynApp(options: AppOptions) {
       if (command.kind === "status") {
         await reporter.update(ledger, { note: `Status asked by @${author}.` });
         // A run the ledger says is working but no process runs (a restart) is found again.
-        if (!ledger.terminal && !ledger.gate) recover?.(job, ledger, reporter);
+        // (Not one the model's outage paused: that one waits for a writer's `/terfyn resume`.)
+        if (!ledger.terminal && !ledger.gate && !ledger.interrupted)
+          recover?.(job, ledger, reporter);
         return;
       }
       const role = await gateway.collaboratorRole(author);
@@ -433,6 +435,17 @@ export function terfynApp(options: AppOptions) {
       }
       if (command.kind === "stop") {
         options.runner.stop(job, ledger, `stopped by @${author}`, reporter);
+        return;
+      }
+      if (command.kind === "resume") {
+        const why = ledger.terminal
+          ? `the run already ended (${ledger.terminal})`
+          : ledger.gate
+            ? `the run waits at the ${ledger.gate} gate for \`/terfyn approve ${ledger.hash ?? ""}\``
+            : undefined;
+        if (why) await gateway.createIssueComment(number, `❌ Not resumed: ${why}.`);
+        // A session that has the run already does nothing; else the run goes on at its phase.
+        else recover?.(job, ledger, reporter);
         return;
       }
       const approvals = approvalCandidates(ledger, comments, {
@@ -535,7 +548,7 @@ export function terfynApp(options: AppOptions) {
         ? (p.workflow_run.html_url as string)
         : runsUrlOf(repo, placement.workflow);
       await reporterFor(gateway, Number(number), found.comment).update(found.ledger, {
-        note: `A job of ${placement.workflow} for this run ended ${conclusion} before the run reported a gate or an end. The run's state is what its last finished job saved; a writer's \`/terfyn approve\` or \`/terfyn stop\` starts a new job for it, or remove the label and add it again to start over.`,
+        note: `A job of ${placement.workflow} for this run ended ${conclusion} before the run reported a gate or an end. The run's state is what its last finished job saved; a writer's \`/terfyn approve\`, \`/terfyn resume\` or \`/terfyn stop\` starts a new job for it, or remove the label and add it again to start over.`,
         runUrl: url,
       });
     });

@@ -57,6 +57,9 @@ export const DIAGNOSTIC_CODES = {
   // An error, not a warning: a policy or test naming an agent that does not exist (a rename, a
   // typo) protects nothing, and a pull request could escape a guard that way.
   TF3011: { severity: "error", title: "unknown name in policy or test" },
+  // Warnings: the provider decides what it serves; the installed SDK's list may lag behind it.
+  TF3012: { severity: "warning", title: "deprecated model" },
+  TF3013: { severity: "warning", title: "model unknown to the provider's SDK" },
   TF4001: { severity: "error", title: "argument type mismatch" },
   TF4002: { severity: "error", title: "wrong number of arguments" },
   TF4003: { severity: "error", title: "assignment type mismatch" },

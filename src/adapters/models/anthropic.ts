@@ -1,8 +1,16 @@
 /**
  * `anthropic/<model>` through @anthropic-ai/sdk: tool use with only the granted operations,
  * the agent's output returned through a `submit_output` tool whose schema is the output schema,
- * prompt caching on the instructions and the tool list, the SDK's retries with backoff on
- * 429/5xx, and token usage reported for the journal. The key comes only from the environment.
+ * prompt caching (below), the agent's `maxTokens` and `temperature`, the SDK's retries with
+ * backoff on 429/5xx, and token usage reported for the journal. The key comes only from the
+ * environment.
+ *
+ * Caching: the API caches the prefix of a request up to a `cache_control` breakpoint (tools,
+ * then system, then messages) when it is long enough, and each later request that repeats it
+ * reads it at a tenth of the price. Two breakpoints: after the instructions, when tools and
+ * instructions together are long enough to be cached on their own (MIN_CACHEABLE_TOKENS); and on
+ * the conversation's latest turn, so the next request of the same agent, which repeats the whole
+ * conversation and adds a turn, reads everything before its new turn from the cache.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
@@ -12,6 +20,7 @@ import {
   type ModelRequest,
   ModelUnavailable,
 } from "../../core/engine/ports.ts";
+import { DEFAULT_MAX_TOKENS } from "../../core/model/resolve-project.ts";
 
 const OUTPUT_TOOL = "submit_output";
 
@@ -57,22 +66,23 @@ export class AnthropicModel implements ModelPort {
       description: "Give your final output. Call this exactly once, when you are done.",
       input_schema: (request.outputSchema ?? { type: "object" }) as Anthropic.Tool.InputSchema,
     });
-    const last = tools[tools.length - 1];
-    if (last) last.cache_control = { type: "ephemeral" };
+    const system = request.system || `You are ${request.agent}.`;
+    const prefix = estimateTokens(JSON.stringify(tools)) + estimateTokens(system);
     const message = await this.client.messages
       .create(
         {
           model,
-          max_tokens: 4096,
+          max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
           system: [
             {
               type: "text",
-              text: request.system || `You are ${request.agent}.`,
-              cache_control: { type: "ephemeral" },
+              text: system,
+              ...(prefix >= MIN_CACHEABLE_TOKENS ? { cache_control: EPHEMERAL } : {}),
             },
           ],
           tools,
-          messages: toApiMessages(request.messages),
+          messages: withLatestTurnCached(toApiMessages(request.messages)),
         },
         request.signal ? { signal: request.signal } : {},
       )
@@ -125,6 +135,41 @@ export class AnthropicModel implements ModelPort {
     // the engine takes only when the agent has no output schema, and otherwise corrects.
     return { response: { kind: "output", output: text, ...said, ...stop }, usage };
   }
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * The shortest prefix the API caches for the models in use (1,024 tokens for Sonnet and Opus
+ * models; shorter prefixes are sent uncached, and a breakpoint on them is wasted).
+ */
+export const MIN_CACHEABLE_TOKENS = 1024;
+
+/** A cautious estimate of a text's tokens (about four characters each in English and code). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * The messages with a cache breakpoint on the last block of the latest turn: the next request
+ * repeats everything up to it. Every message's content is a list of blocks, so the turn that
+ * carried the breakpoint reads the same in the next request (where it has none).
+ */
+function withLatestTurnCached(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  const out = messages.map(
+    (m) =>
+      ({
+        ...m,
+        content:
+          typeof m.content === "string"
+            ? [{ type: "text", text: m.content }]
+            : m.content.map((b) => ({ ...b })),
+      }) as Anthropic.MessageParam,
+  );
+  const tail = (out.at(-1)?.content as Anthropic.ContentBlockParam[] | undefined)?.at(-1);
+  if (tail && tail.type !== "thinking" && tail.type !== "redacted_thinking")
+    (tail as { cache_control?: unknown }).cache_control = EPHEMERAL;
+  return out;
 }
 
 /** The longest wait before a retry the API may ask for; a longer one is cut to this. */

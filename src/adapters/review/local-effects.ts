@@ -21,7 +21,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { runAgentStep } from "../../core/engine/interpreter.ts";
 import type { IrProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
-import type { ModelPort, ToolPort } from "../../core/engine/ports.ts";
+import { type ModelPort, ModelUnavailable, type ToolPort } from "../../core/engine/ports.ts";
 import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
 import type {
   AgentCall,
@@ -35,7 +35,7 @@ import type {
   WorkTreePort,
 } from "../../core/review/effects.ts";
 import { assertGate } from "../../core/review/gates.ts";
-import { RunEnd } from "../../core/review/phase.ts";
+import { RunEnd, RunPaused } from "../../core/review/phase.ts";
 import { RunStore } from "../fs/run-store.ts";
 import { BranchWriter, type BranchWriterOptions } from "../git/branch-writer.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
@@ -74,6 +74,11 @@ export interface LocalEffectsConfig {
    * fresh machine): put back, through the workspace's sandbox, when the worktree is made anew.
    */
   restoreWork?: () => Promise<WorkFiles | undefined>;
+  /**
+   * Aborted when the run is told to stop: a model request in flight is cancelled, a running
+   * command or tool gets SIGTERM (then SIGKILL), and the agent's step stops at its boundary.
+   */
+  signal?: AbortSignal;
 }
 
 /** Files of a worktree as the run left them: bytes to write, and paths the run removed. */
@@ -391,6 +396,7 @@ export class EngineAgents implements AgentPort {
       ...(call.testCommand ? { testCommand: call.testCommand } : {}),
       ...(call.testNetwork ? { testNetwork: true } : {}),
       sandbox: this.c.sandbox,
+      ...(this.c.signal ? { signal: this.c.signal } : {}),
     });
     // The agent writes in the worktree, and its tests may: what git said before is dropped.
     const tools: ToolPort = {
@@ -409,6 +415,7 @@ export class EngineAgents implements AgentPort {
         approvals: new Set(),
         agent: call.agent,
         step: call.step,
+        ...(this.c.signal ? { signal: this.c.signal } : {}),
         ports: {
           model: this.c.model,
           tools,
@@ -417,15 +424,14 @@ export class EngineAgents implements AgentPort {
           progress: (l) => this.c.progress(`${call.step}: ${l}`),
         },
       });
+      // Stopped from outside (the model's API, a signal): the run pauses at its phase, and a
+      // resume gives this step back every answer its journal holds.
+      if (outcome.status === "interrupted")
+        throw outcome.unavailable !== undefined
+          ? new ModelUnavailable(`the model's API did not answer: ${outcome.unavailable}`)
+          : new RunPaused("the process was told to stop");
       if (outcome.status !== "completed")
-        throw new Error(
-          "error" in outcome
-            ? outcome.error
-            : outcome.status === "interrupted" && outcome.unavailable
-              ? // Not yet resumable here (issue 24 item 5): said as what it is.
-                `the model's API did not answer: ${outcome.unavailable}`
-              : outcome.status,
-        );
+        throw new Error("error" in outcome ? outcome.error : outcome.status);
       return {
         result: outcome.result,
         written: [...ws.written],
@@ -458,6 +464,7 @@ export class WorktreeCommands implements CommandPort {
         passEnv: [...new Set([...(this.c.passEnv ?? []), ...options.passEnv])],
         env: options.env ?? {},
         ...(this.c.commandTimeoutMs ? { timeoutMs: this.c.commandTimeoutMs } : {}),
+        ...(this.c.signal ? { signal: this.c.signal } : {}),
       }),
     );
   }

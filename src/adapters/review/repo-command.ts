@@ -33,6 +33,8 @@ export interface RepoCommandOptions {
   timeoutMs?: number;
   /** Characters of output kept. Default 200 000. */
   maxOutput?: number;
+  /** Aborted: the command gets SIGTERM, then SIGKILL (the sandbox's own grace period). */
+  signal?: AbortSignal;
 }
 
 export interface RepoCommandResult {
@@ -72,6 +74,7 @@ export async function runRepoCommand(
       env: repoCommandEnv(options),
       ...(options.network ? { network: true } : {}),
       timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
       onStdout: add,
       onStderr: add,
     });

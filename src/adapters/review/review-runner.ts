@@ -444,11 +444,21 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
         // from its cursor, and each agent step from its journal; the publishers post nothing
         // twice (markers), so resuming is safe.
         await session(saved, job, reporter, async () => {
-          log(`run ${job.run} was interrupted; resuming it in phase ${state?.phase ?? "intake"}`);
+          const at = state?.phase ?? "intake";
+          log(`run ${job.run} was interrupted; resuming it in phase ${at}`);
           await reporter.update(
-            { ...ledger, phase: state?.phase ?? ledger.phase, gate: undefined, hash: undefined },
             {
-              note: `The run was interrupted (the App restarted while it worked in phase ${state?.phase ?? "intake"}); it resumes where it stopped.`,
+              ...ledger,
+              phase: state?.phase ?? ledger.phase,
+              gate: undefined,
+              hash: undefined,
+              interrupted: undefined,
+            },
+            {
+              note:
+                state?.status === "interrupted"
+                  ? `The run resumes in phase ${at}, where it stopped (${state.reason ?? "no reason recorded"}).`
+                  : `The run was interrupted (the App restarted while it worked in phase ${at}); it resumes where it stopped.`,
             },
           );
           return true;

@@ -164,6 +164,17 @@ export async function runSession(
     );
     return;
   }
+  if (outcome.status === "interrupted") {
+    // Paused, not ended: the clone and worktree stay for the resume.
+    await reporter.update(
+      { ...ledger, phase: outcome.phase, interrupted: true },
+      {
+        ...details,
+        note: `The run stopped in phase ${outcome.phase}, not ended: ${outcome.reason}. Nothing is lost (approvals, artifacts, the answers the agents already had); a writer's \`/terfyn resume\` goes on in that phase.`,
+      },
+    );
+    return;
+  }
   await cleanUp(p, true);
   await reporter.update(
     { ...ledger, phase: "report", terminal: outcome.terminal },

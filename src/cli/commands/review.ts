@@ -47,6 +47,7 @@ import {
   STDIN_LABEL,
 } from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { signalExitCode, watchSignals } from "../signals.ts";
 import { VERSION } from "../version.ts";
 import { approver } from "./approve.ts";
 import { printDiagnostics, validateRead } from "./project-context.ts";
@@ -107,6 +108,12 @@ outside the approved plan. Gates pause the run (exit 2) until
 Exit 0 when the run ends done, done-but-unproven or nothing-to-do; 2 at a gate (report.md says
 which gate, the hash and the approve command); 1 when it ends bad-input, stuck or
 not-approved, and on errors.
+
+When the model's API does not answer (refused connections, 429, 5xx or overloaded after the
+retries), the run stops in the phase it is in without ending (exit 1, state interrupted,
+report.md says why): --resume runs that phase again with every approval kept and every answer
+the agents already had. SIGINT or SIGTERM stops it the same way (exit 130 or 143): a model
+request in flight is cancelled and a running command killed; a second signal exits at once.
 
 The run works in its own git worktree (RUN_DIR.worktree, or under the OS temp dir when the run
 directory is inside the repository), never in --repo's files, and removes it when it ends.
@@ -376,14 +383,40 @@ async function reviewLocked(
   sandbox: Sandbox,
   sessionScript?: ScriptedModel,
 ): Promise<number> {
-  const ports = await localPorts(io, runDir, store, config, agentsCtx, sandbox, sessionScript);
-  const outcome = await runReview(ports);
+  const interrupt = new AbortController();
+  const ports = await localPorts(
+    io,
+    runDir,
+    store,
+    config,
+    agentsCtx,
+    sandbox,
+    interrupt.signal,
+    sessionScript,
+  );
+  const watch = watchSignals(
+    io,
+    interrupt,
+    "a model request in flight is cancelled, a running command is killed",
+  );
+  let outcome: Awaited<ReturnType<typeof runReview>>;
+  try {
+    outcome = await runReview({ ...ports, signal: interrupt.signal });
+  } finally {
+    watch.dispose();
+  }
   const shown = relative(io.cwd, runDir) || runDir;
   if (outcome.status === "awaiting-approval") {
     io.stderr(
       `terfyn: gate ${outcome.gate} awaits approval of ${outcome.artifact}\n  approve with: terfyn approve --run ${shown} --hash ${outcome.hash}\n  then resume:  terfyn review --resume ${shown}\n`,
     );
     return 2;
+  }
+  if (outcome.status === "interrupted") {
+    io.stderr(
+      `terfyn: the run stopped in phase ${outcome.phase}: ${outcome.reason}\n  nothing is lost; resume with: terfyn review --resume ${shown}\n`,
+    );
+    return watch.received ? signalExitCode(watch.received) : 1;
   }
   io.stdout(`${outcome.terminal}: ${outcome.reason}\nreport: ${join(shown, "report.md")}\n`);
   return SUCCESSFUL_ENDS.includes(outcome.terminal) ? 0 : 1;
@@ -397,6 +430,8 @@ async function localPorts(
   config: RunConfig,
   agentsCtx: AgentsProject,
   sandbox: Sandbox,
+  /** Aborted on SIGINT/SIGTERM: model requests, commands and tools stop. */
+  signal: AbortSignal,
   /** A script given on standard input at --resume, instead of the one run.json names. */
   sessionScript?: ScriptedModel,
 ): Promise<ReviewPorts> {
@@ -418,6 +453,7 @@ async function localPorts(
     agents: agentsCtx.project,
     model,
     sandbox,
+    signal,
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
   });
   const steps = new DoctrineSteps(effects, { files: store });
@@ -484,7 +520,15 @@ async function stop(
     store.guard = () => lock.verify();
     const reason = `stopped by ${who}${text !== undefined ? `: ${text.trim()}` : ""}`;
     const result = await stopReview(
-      await localPorts(io, runDir, store, config, agents, NOTHING_RUNS),
+      await localPorts(
+        io,
+        runDir,
+        store,
+        config,
+        agents,
+        NOTHING_RUNS,
+        new AbortController().signal,
+      ),
       reason,
     );
     if (!result.stopped)

@@ -10,7 +10,6 @@ import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
 import type { Sandbox } from "../../adapters/sandbox/sandbox.ts";
-import { killLiveProcessGroups } from "../../adapters/tools/process-groups.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
 import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
@@ -37,6 +36,7 @@ import {
   STDIN_LABEL,
 } from "../file-args.ts";
 import { type CliIo, UsageError, UserError } from "../io.ts";
+import { signalExitCode, watchSignals } from "../signals.ts";
 import { loadProject, printDiagnostics } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
@@ -519,7 +519,7 @@ async function execute(x: ExecuteInput): Promise<number> {
   // Kept once any session ran without the sandbox: `terfyn runs show` says it first.
   if (x.prepared.unconfined) state.unconfined = true;
   let lastCheckpoint = 0;
-  const watch = watchSignals(io, x.prepared.interrupt);
+  const watch = watchSignals(io, x.prepared.interrupt, "a running tool's process group is killed");
   try {
     const { script, tools } = x.prepared;
     const approvals = new Set((await store.readApprovals()).map((a) => a.hash));
@@ -572,43 +572,6 @@ async function execute(x: ExecuteInput): Promise<number> {
     watch.dispose();
     store.close();
   }
-}
-
-/**
- * SIGINT and SIGTERM while a run executes: the first stops the run at its next boundary (a
- * running tool's process group is killed; see finish), a second one exits at once.
- */
-function watchSignals(
-  io: CliIo,
-  interrupt: AbortController,
-): { received: NodeJS.Signals | undefined; dispose: () => void } {
-  const watch = {
-    received: undefined as NodeJS.Signals | undefined,
-    dispose: () => {
-      for (const [sig, h] of handlers) process.off(sig, h);
-    },
-  };
-  const handlers = new Map<NodeJS.Signals, () => void>();
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    const handler = () => {
-      if (watch.received !== undefined) {
-        io.stderr(`terfyn: ${sig} again: exiting now; the run can still be resumed\n`);
-        killLiveProcessGroups("SIGKILL");
-        process.exit(signalExitCode(sig));
-      }
-      watch.received = sig;
-      io.stderr(`terfyn: ${sig}: stopping the run (a running tool's process group is killed)\n`);
-      interrupt.abort();
-    };
-    handlers.set(sig, handler);
-    process.on(sig, handler);
-  }
-  return watch;
-}
-
-/** The shell's convention: 128 + the signal number. */
-function signalExitCode(sig: NodeJS.Signals): number {
-  return sig === "SIGTERM" ? 143 : 130;
 }
 
 const CHECKPOINT_INTERVAL_MS = 100;

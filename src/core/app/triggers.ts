@@ -76,6 +76,7 @@ export type CommentCommand =
   | { kind: "approve"; hash: string }
   | { kind: "stop" }
   | { kind: "status" }
+  | { kind: "resume" }
   | undefined;
 
 export function parseCommentCommand(body: string): CommentCommand {
@@ -85,6 +86,7 @@ export function parseCommentCommand(body: string): CommentCommand {
     if (approve) return { kind: "approve", hash: approve[1] as string };
     if (/^\/terfyn[ \t]+stop$/.test(line)) return { kind: "stop" };
     if (/^\/terfyn[ \t]+status$/.test(line)) return { kind: "status" };
+    if (/^\/terfyn[ \t]+resume$/.test(line)) return { kind: "resume" };
   }
   return undefined;
 }
@@ -101,6 +103,11 @@ export interface Ledger {
   /** When the gate began waiting (approvals older than this never count). */
   since?: string;
   terminal?: string;
+  /**
+   * The run stopped in `phase` from outside (the model's API did not answer): paused, not
+   * ended; a writer's `/terfyn resume` goes on.
+   */
+  interrupted?: true;
   /**
    * With `placement: actions`, the commit at `refs/terfyn/runs/<run>` the run's files were last
    * saved as: the next job loads only that state.
@@ -129,6 +136,7 @@ export function parseLedger(body: string): Ledger | undefined {
       typeof v.phase !== "string" ||
       (v.hash !== undefined && !/^sha256:[0-9a-f]{64}$/.test(v.hash)) ||
       (v.gate !== undefined && v.gate !== "plan" && v.gate !== "publish") ||
+      (v.interrupted !== undefined && v.interrupted !== true) ||
       (v.state !== undefined && (typeof v.state !== "string" || !/^[0-9a-f]{40}$/.test(v.state)))
     )
       return undefined;

@@ -12,7 +12,12 @@ import { sha256 } from "../plan/canonical-hash.ts";
 import type { ApprovalSubject } from "../render/approval-text.ts";
 import type { IrExpr, IrNode, IrProgram } from "./ir.ts";
 import type { JournalEvent, ModelResponse } from "./journal.ts";
-import { type ConversationMessage, type EnginePorts, ModelUnavailable, type ToolSpec } from "./ports.ts";
+import {
+  type ConversationMessage,
+  type EnginePorts,
+  ModelUnavailable,
+  type ToolSpec,
+} from "./ports.ts";
 import type { RuntimeAgent, RuntimeProject } from "./runtime-project.ts";
 import { deepEqual, getField, schemaIssues } from "./values.ts";
 
@@ -410,6 +415,8 @@ class Interpreter {
             messages: [...messages],
             tools,
             ordinal,
+            ...(agent.maxTokens !== undefined ? { maxTokens: agent.maxTokens } : {}),
+            ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
             ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
           };
           answer = await this.ports.model.turn(

@@ -7,6 +7,7 @@
 import type { JsonSchemaNode } from "../config/schemas.ts";
 import type { Expr, Statement } from "../language/ast.ts";
 import type { ResolvedProject } from "../model/project.ts";
+import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
 import { sha256 } from "../plan/canonical-hash.ts";
 
 export type IrExpr =
@@ -141,6 +142,9 @@ export function compileProgram(project: ResolvedProject, entry: string): IrProgr
       input: a?.input ?? null,
       output: a?.output ?? null,
       maxTurns: a?.maxTurns,
+      // Only when said: a program that says neither keeps its hash.
+      ...(a && a.maxTokens !== DEFAULT_MAX_TOKENS ? { maxTokens: a.maxTokens } : {}),
+      ...(a?.temperature !== undefined ? { temperature: a.temperature } : {}),
       grants: a?.grants.map((g) => ({ ref: g.ref, mode: g.mode })),
     };
   });

@@ -20,7 +20,7 @@ export type ConversationMessage =
 
 export interface ModelRequest {
   agent: string;
-  /** `provider/model`, e.g. `mock/script` or `anthropic/claude-sonnet-4-5`. */
+  /** `provider/model`, e.g. `mock/script` or `anthropic/claude-sonnet-5-5`. */
   model: string;
   system: string;
   messages: ConversationMessage[];
@@ -29,6 +29,10 @@ export interface ModelRequest {
   outputSchema?: JsonSchemaNode;
   /** How many model turns this agent has already taken in this run (scripts index by it). */
   ordinal: number;
+  /** The agent's `maxTokens`: the most tokens its answer may have. */
+  maxTokens?: number;
+  /** The agent's `temperature`; absent, none is sent (the provider's default). */
+  temperature?: number;
   /** Aborted when the run is interrupted: the request, and any wait before a retry, stop. */
   signal?: AbortSignal;
 }

@@ -28,6 +28,10 @@ export interface RuntimeAgent {
   input?: string;
   output?: string;
   maxTurns: number;
+  /** `max_tokens` of its answers; absent, the adapter's default (DEFAULT_MAX_TOKENS). */
+  maxTokens?: number;
+  /** Sampling temperature; absent, none is sent. */
+  temperature?: number;
   grants: readonly RuntimeGrant[];
 }
 
@@ -62,6 +66,8 @@ const encodedAgent = z
     input: name.optional(),
     output: name.optional(),
     maxTurns: z.number().int().positive(),
+    maxTokens: z.number().int().positive().optional(),
+    temperature: z.number().min(0).max(2).optional(),
     grants: z.array(encodedGrant),
   })
   .strict();
@@ -101,6 +107,8 @@ export function encodeRuntimeProject(p: RuntimeProject): EncodedRuntimeProject {
         input: a.input,
         output: a.output,
         maxTurns: a.maxTurns,
+        maxTokens: a.maxTokens,
+        temperature: a.temperature,
         grants: a.grants.map((g) => ({
           ref: g.ref,
           tool: g.tool,

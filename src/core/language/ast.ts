@@ -27,10 +27,19 @@ export interface BoolLiteral {
   range: Range;
 }
 
+/** A number with a fraction or without (`0.2`, `1`): settings such as `temperature`. */
+export interface DecimalLiteral {
+  kind: "decimal";
+  value: number;
+  range: Range;
+}
+
 export interface DefaultsDecl {
   kind: "defaults";
   model?: StringLiteral;
   maxTurns?: IntLiteral;
+  maxTokens?: IntLiteral;
+  temperature?: DecimalLiteral;
   range: Range;
 }
 
@@ -64,6 +73,8 @@ export interface AgentDecl {
   output?: Identifier;
   instructions?: StringLiteral;
   maxTurns?: IntLiteral;
+  maxTokens?: IntLiteral;
+  temperature?: DecimalLiteral;
   grants: Grant[];
   range: Range;
 }

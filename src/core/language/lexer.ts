@@ -63,6 +63,13 @@ export function lex(source: SourceText): LexResult {
     if (isDigit(c)) {
       const start = i;
       while (i < n && isDigit(text.charCodeAt(i))) i++;
+      // A fraction (`0.2`): digits, a dot, digits. Only settings take one (temperature).
+      let kind: "int" | "decimal" = "int";
+      if (text.charCodeAt(i) === 46 && i + 1 < n && isDigit(text.charCodeAt(i + 1))) {
+        kind = "decimal";
+        i++;
+        while (i < n && isDigit(text.charCodeAt(i))) i++;
+      }
       // An identifier glued to digits (`3x`) is one bad token, not two good ones.
       if (i < n && isIdentPart(text.charCodeAt(i))) {
         while (i < n && isIdentPart(text.charCodeAt(i))) i++;
@@ -79,7 +86,7 @@ export function lex(source: SourceText): LexResult {
         push("int", start, i, "0");
         continue;
       }
-      push("int", start, i);
+      push(kind, start, i);
       continue;
     }
     if (c === 34) {

@@ -12,6 +12,7 @@ import type {
   AgentDecl,
   AgentFile,
   Block,
+  DecimalLiteral,
   Decl,
   DefaultsDecl,
   EffectRef,
@@ -34,8 +35,17 @@ export interface ParseResult {
 }
 
 const DECL_KEYWORDS = ["defaults", "provider", "tool", "agent", "workflow"];
-const AGENT_ITEMS = ["model", "input", "output", "instructions", "maxTurns", "grants"];
-const DEFAULTS_ITEMS = ["model", "maxTurns"];
+const AGENT_ITEMS = [
+  "model",
+  "input",
+  "output",
+  "instructions",
+  "maxTurns",
+  "maxTokens",
+  "temperature",
+  "grants",
+];
+const DEFAULTS_ITEMS = ["model", "maxTurns", "maxTokens", "temperature"];
 const STATEMENT_KEYWORDS = ["while", "if", "approve", "return"];
 
 /** Deepest nesting of blocks, parentheses, calls and `!` the parser accepts. */
@@ -174,6 +184,14 @@ class Parser {
     if (t.kind !== "string") this.fail(what);
     this.next();
     return { kind: "string", value: t.value, range: { start: t.start, end: t.end } };
+  }
+
+  /** A number with or without a fraction. */
+  private decimalLiteral(what: string): DecimalLiteral {
+    const t = this.peek();
+    if (t.kind !== "int" && t.kind !== "decimal") this.fail(what);
+    this.next();
+    return { kind: "decimal", value: Number(t.text), range: { start: t.start, end: t.end } };
   }
 
   private intLiteral(what: string): IntLiteral {
@@ -361,6 +379,9 @@ class Parser {
       this.once(seen, word, "defaults block");
       if (word.text === "model")
         decl.model = this.stringLiteral('a model name string such as "mock/gpt-4"');
+      else if (word.text === "maxTokens") decl.maxTokens = this.intLiteral("an integer");
+      else if (word.text === "temperature")
+        decl.temperature = this.decimalLiteral("a number such as 0.2");
       else decl.maxTurns = this.intLiteral("an integer");
     });
     decl.range = this.rangeFrom(kw.start);
@@ -451,6 +472,12 @@ class Parser {
           break;
         case "maxTurns":
           decl.maxTurns = this.intLiteral("an integer");
+          break;
+        case "maxTokens":
+          decl.maxTokens = this.intLiteral("an integer");
+          break;
+        case "temperature":
+          decl.temperature = this.decimalLiteral("a number such as 0.2");
           break;
         default:
           this.parseGrants(decl);

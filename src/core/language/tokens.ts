@@ -6,6 +6,7 @@ export type TokenKind =
   | "ident"
   | "string"
   | "int"
+  | "decimal"
   | "{"
   | "}"
   | "("
@@ -43,6 +44,7 @@ export function describeToken(token: Token): string {
     case "string":
       return "a string";
     case "int":
+    case "decimal":
       return `the number ${token.text}`;
     default:
       return `\`${token.text}\``;

@@ -25,6 +25,14 @@ export interface ResolvedGrant {
   span: Span;
 }
 
+/** What an agent that does not say takes: the project's `defaults` block, else the language's. */
+export interface AgentDefaults {
+  model: string;
+  maxTurns: number;
+  maxTokens: number;
+  temperature?: number;
+}
+
 export interface ResolvedAgent {
   name: string;
   model: string;
@@ -33,6 +41,10 @@ export interface ResolvedAgent {
   input?: string;
   output?: string;
   maxTurns: number;
+  /** The most tokens one answer may have (`max_tokens`). Default DEFAULT_MAX_TOKENS. */
+  maxTokens: number;
+  /** Sampling temperature; absent, none is sent (the provider's own default). */
+  temperature?: number;
   grants: ResolvedGrant[];
   span: Span;
   decl: AgentDecl;
@@ -154,7 +166,7 @@ export interface ProjectSettings {
 
 export interface ResolvedProject {
   settings: ProjectSettings;
-  defaults: { model: string; maxTurns: number };
+  defaults: AgentDefaults;
   providers: Set<string>;
   /** The `provider NAME { key "value" … }` blocks: where prompts go and which key they use. */
   providerSettings: Map<string, { settings: Record<string, string>; span: Span }>;

@@ -22,9 +22,11 @@ import type {
   WorkflowDecl,
 } from "../language/ast.ts";
 import { parseAgentFile } from "../language/parser.ts";
-import { fileSpan, SourceText } from "../source.ts";
+import { fileSpan, type Range, SourceText } from "../source.ts";
 import { didYouMean } from "../suggest.ts";
+import { DEPRECATED_ANTHROPIC_MODELS, KNOWN_ANTHROPIC_MODELS } from "./anthropic-models.ts";
 import type {
+  AgentDefaults,
   ProjectSettings,
   ResolvedAgent,
   ResolvedGrant,
@@ -50,6 +52,12 @@ export interface ProjectFile {
 export const PROJECT_FILE = "terfyn.yaml";
 export const DEFAULT_MODEL = "mock/gpt-4";
 export const DEFAULT_MAX_TURNS = 10;
+/** A current model named in hints. */
+const CURRENT_ANTHROPIC_EXAMPLE = "claude-sonnet-5-5";
+/** `max_tokens` of an agent's answers when neither it nor `defaults` says. */
+export const DEFAULT_MAX_TOKENS = 4096;
+/** The largest `maxTokens` accepted (above any model's output limit today). */
+export const MAX_MAX_TOKENS = 1_000_000;
 
 /** Providers every project knows; others need a `provider NAME { … }` declaration. */
 export const BUILTIN_PROVIDERS = ["mock", "anthropic", "replay"] as const;
@@ -200,7 +208,11 @@ class Resolver {
     const toolDecls = new Map<string, { decl: ToolDecl; file: string }>();
     const providerDecls = new Map<string, { decl: ProviderDecl; file: string }>();
     let defaultsSeen: Span | undefined;
-    const defaults = { model: DEFAULT_MODEL, maxTurns: DEFAULT_MAX_TURNS };
+    const defaults: AgentDefaults = {
+      model: DEFAULT_MODEL,
+      maxTurns: DEFAULT_MAX_TURNS,
+      maxTokens: DEFAULT_MAX_TOKENS,
+    };
     let defaultsModelSpan: Span | undefined;
 
     const callables = new Map<string, Span>();
@@ -228,17 +240,7 @@ class Resolver {
               defaults.model = decl.model.value;
               defaultsModelSpan = this.span(file.path, decl.model.range);
             }
-            if (decl.maxTurns) {
-              if (decl.maxTurns.value < 1) {
-                this.diagnostics.push(
-                  diagnostic(
-                    "TF5008",
-                    this.span(file.path, decl.maxTurns.range),
-                    "`maxTurns` must be at least 1",
-                  ),
-                );
-              } else defaults.maxTurns = decl.maxTurns.value;
-            }
+            this.modelSettings(decl, file.path, defaults);
             break;
           }
           case "provider":
@@ -649,7 +651,7 @@ class Resolver {
     if (slash <= 0 || slash === model.length - 1) {
       this.diagnostics.push(
         diagnostic("TF3009", span, `model \`${model}\` is not of the form provider/model`, {
-          hint: 'for example "mock/gpt-4" or "anthropic/claude-sonnet-4-5"',
+          hint: 'for example "mock/gpt-4" or "anthropic/claude-sonnet-5-5"',
         }),
       );
       return;
@@ -666,6 +668,31 @@ class Resolver {
         }),
       );
       return;
+    }
+    if (provider === "anthropic") {
+      const eol = DEPRECATED_ANTHROPIC_MODELS[rest];
+      if (eol !== undefined)
+        this.diagnostics.push(
+          diagnostic(
+            "TF3012",
+            span,
+            `\`${model}\` is deprecated: its end of life is ${eol}, after which every request to it fails`,
+            {
+              hint: `move to a current model, for example "anthropic/${CURRENT_ANTHROPIC_EXAMPLE}"`,
+            },
+          ),
+        );
+      else if (!KNOWN_ANTHROPIC_MODELS.includes(rest)) {
+        const near = didYouMean(rest, KNOWN_ANTHROPIC_MODELS);
+        this.diagnostics.push(
+          diagnostic(
+            "TF3013",
+            span,
+            `the installed Anthropic SDK does not know the model \`${rest}\` (a typo, one too new for this SDK, or one retired)`,
+            { hint: near ?? `for example "anthropic/${CURRENT_ANTHROPIC_EXAMPLE}"` },
+          ),
+        );
+      }
     }
     if (provider === "mock" && !MOCK_MODELS.includes(rest)) {
       const hint = didYouMean(rest, MOCK_MODELS);
@@ -696,10 +723,38 @@ class Resolver {
     return undefined;
   }
 
+  /**
+   * `maxTurns`, `maxTokens` and `temperature` of a defaults block or an agent, checked and set on
+   * `into` (a value out of range is reported and the earlier one kept).
+   */
+  private modelSettings(
+    decl: Pick<AgentDecl, "maxTurns" | "maxTokens" | "temperature">,
+    file: string,
+    into: AgentDefaults,
+  ): void {
+    const bad = (range: Range, message: string) =>
+      this.diagnostics.push(diagnostic("TF5008", this.span(file, range), message));
+    if (decl.maxTurns) {
+      if (decl.maxTurns.value < 1) bad(decl.maxTurns.range, "`maxTurns` must be at least 1");
+      else into.maxTurns = decl.maxTurns.value;
+    }
+    if (decl.maxTokens) {
+      const v = decl.maxTokens.value;
+      if (v < 1 || v > MAX_MAX_TOKENS)
+        bad(decl.maxTokens.range, `\`maxTokens\` must be from 1 to ${MAX_MAX_TOKENS}`);
+      else into.maxTokens = v;
+    }
+    if (decl.temperature) {
+      const v = decl.temperature.value;
+      if (!(v >= 0 && v <= 2)) bad(decl.temperature.range, "`temperature` must be from 0 to 2");
+      else into.temperature = v;
+    }
+  }
+
   private resolveAgent(
     decl: AgentDecl,
     file: string,
-    defaults: { model: string; maxTurns: number },
+    defaults: AgentDefaults,
     providers: Set<string>,
     schemas: Map<string, ResolvedSchema>,
     tools: Map<string, ResolvedTool>,
@@ -712,18 +767,9 @@ class Resolver {
       modelSpan = this.span(file, decl.model.range);
       this.checkModel(model, modelSpan, providers);
     }
-    let maxTurns = defaults.maxTurns;
-    if (decl.maxTurns) {
-      if (decl.maxTurns.value < 1) {
-        this.diagnostics.push(
-          diagnostic(
-            "TF5008",
-            this.span(file, decl.maxTurns.range),
-            "`maxTurns` must be at least 1",
-          ),
-        );
-      } else maxTurns = decl.maxTurns.value;
-    }
+    const settings = { ...defaults };
+    this.modelSettings(decl, file, settings);
+    const { maxTurns, maxTokens, temperature } = settings;
     const grants: ResolvedGrant[] = [];
     const seen = new Map<string, Span>();
     for (const g of decl.grants) {
@@ -797,6 +843,8 @@ class Resolver {
       modelSpan,
       instructions: decl.instructions?.value ?? "",
       maxTurns,
+      maxTokens,
+      ...(temperature !== undefined ? { temperature } : {}),
       grants,
       span,
       decl,

@@ -4,6 +4,7 @@
  * bounds entry by entry, so a one-line grant change surfaces as the authority change it is.
  * Pure and deterministic: the same inputs give the same plan and hash.
  */
+import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
 import { byCodeUnit } from "../order.ts";
 import { sha256 } from "./canonical-hash.ts";
 import {
@@ -56,6 +57,7 @@ const GUARD_KINDS: ReadonlySet<GuardKind> = new Set<GuardKind>([
   "workflow_effects_widened",
   "loop_bound_raised",
   "model_calls_raised",
+  "model_tokens_raised",
   "reach_changed",
   "test_relaxed",
   "project_removed",
@@ -461,6 +463,16 @@ function agentRisk(address: string, before: ResourceRecord, after: ResourceRecor
       severity: "low",
       kind: "model_calls_raised",
       message: `${address} may now take up to ${a.maxTurns} turns per call (was ${b.maxTurns}).`,
+      address,
+    });
+  // Unsaid is the default: a spec without maxTokens is DEFAULT_MAX_TOKENS.
+  const tokens = (s: Record<string, unknown>) =>
+    typeof s.maxTokens === "number" ? s.maxTokens : DEFAULT_MAX_TOKENS;
+  if (tokens(a) > tokens(b))
+    out.push({
+      severity: "low",
+      kind: "model_tokens_raised",
+      message: `${address} may now answer with up to ${tokens(a)} tokens (was ${tokens(b)}).`,
       address,
     });
   return out;

@@ -82,6 +82,7 @@ export type GuardKind =
   | "workflow_effects_widened"
   | "loop_bound_raised"
   | "model_calls_raised"
+  | "model_tokens_raised"
   | "reach_changed"
   | "test_relaxed"
   | "project_removed"

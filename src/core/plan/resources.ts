@@ -6,6 +6,7 @@
  */
 import type { AnalysedProject } from "../analysis/analysis.ts";
 import type { GrantMode, OperationReach, ResolvedProject } from "../model/project.ts";
+import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
 import { type ProgramDigests, programPath } from "./programs.ts";
 
 export type JsonValue =
@@ -132,6 +133,9 @@ export function projectResources(
         input: agent.input ?? null,
         output: agent.output ?? null,
         maxTurns: agent.maxTurns,
+        // Only when said, so a plan of a project that says neither is unchanged.
+        ...(agent.maxTokens !== DEFAULT_MAX_TOKENS ? { maxTokens: agent.maxTokens } : {}),
+        ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         tools: agent.grants.map((g) => grantLabel(g.ref, g.mode)),
       },
       effect_bound: (analysis.bounds.get(agent.name) ?? []).map((e) => ({

@@ -40,6 +40,16 @@ export function renderRunStatus(l: Ledger, d: RunStatusDetails = {}): string {
       "`/terfyn stop` ends the run; `/terfyn status` shows this again. A push to the branch voids approvals and stops the run.",
     );
   }
+  if (l.interrupted && !l.terminal && !l.gate) {
+    lines.push(
+      "",
+      `The run stopped in phase ${mdCode(l.phase)} without ending. A person with the **${LABEL_ROLE}** role or higher goes on by commenting, on a line of its own:`,
+      "",
+      mdFence("/terfyn resume", ""),
+      "",
+      "`/terfyn stop` ends the run instead.",
+    );
+  }
   if (d.leftOut && d.leftOut.length > 0) {
     lines.push("", `**Left out of the snapshot** (created or edited after the label):`);
     for (const c of d.leftOut.slice(0, 20))

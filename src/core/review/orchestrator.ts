@@ -9,7 +9,7 @@
  * request) supply them.
  */
 import { readArtifact } from "./artifacts.ts";
-import { type PhaseContext, phaseContext, RunEnd } from "./phase.ts";
+import { type PhaseContext, phaseContext, RunEnd, RunPaused } from "./phase.ts";
 import { PHASE_TABLE } from "./phase-table.ts";
 import {
   describeSeamViolation,
@@ -20,7 +20,12 @@ import {
 } from "./phases.ts";
 import type { ReviewOutcome, ReviewPorts, ReviewRunState } from "./ports.ts";
 import { DEFAULT_LIMITS } from "./referee.ts";
-import { composeGateReport, composeReport, readRunArtifacts } from "./report.ts";
+import {
+  composeGateReport,
+  composePausedReport,
+  composeReport,
+  readRunArtifacts,
+} from "./report.ts";
 
 export type {
   PublishArtifact,
@@ -120,6 +125,8 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
     await ports.writeState(state);
   };
   const limits = ports.limits ?? DEFAULT_LIMITS;
+  // A run stopped from outside goes on at the phase it was in.
+  if (state.status === "interrupted") await save({ status: "running", reason: undefined });
 
   try {
     while (state.phase !== undefined) {
@@ -132,6 +139,9 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
       ports.progress(`phase ${phase.name}`);
       const ctx: PhaseContext = phaseContext(phase, ports, limits, () => state, save);
       const result = await phase.run(ctx);
+      // Told to stop while the phase ran: what it made of its killed commands and aborted calls
+      // is not trusted; the phase runs again on resume (a gate it reached stands).
+      if (ports.signal?.aborted && !(result && "await" in result)) throw stopped(ports.signal);
       if (result && "end" in result) throw new RunEnd(result.end, result.reason);
       if (result && "await" in result) {
         const { gate, hash, artifact } = result.await;
@@ -158,6 +168,9 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
     throw new RunEnd("stuck", "the run ran out of phases without a report");
   } catch (e) {
     if (e instanceof RunDirectoryFailure) throw e;
+    // Told to stop, whatever the phase made of it (a killed command, an aborted call): paused.
+    if (ports.signal?.aborted) return pause(ports, state, stopped(ports.signal).reason);
+    if (e instanceof RunPaused) return pause(ports, state, e.reason);
     // Every other failure (a git refusal, a command that could not start, a bug) is still an
     // end with a report, never an "internal error" that leaves the run in between.
     if (!(e instanceof RunEnd))
@@ -169,6 +182,45 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
       );
     return end(ports, state, e.terminal, e.reason);
   }
+}
+
+function stopped(signal: AbortSignal): RunPaused {
+  const r: unknown = signal.reason;
+  const why = typeof r === "string" ? r : r instanceof Error && r.message ? r.message : "a signal";
+  return new RunPaused(`the process was told to stop (${why})`);
+}
+
+/**
+ * Leaves the run resumable at the phase it is in: the state `interrupted` with the reason, and
+ * a report that says what stopped it and how to go on. Nothing it did is lost: artifacts,
+ * approvals and the agents' journals stay.
+ */
+async function pause(
+  ports: ReviewPorts,
+  state: ReviewRunState,
+  reason: string,
+): Promise<ReviewOutcome> {
+  const phase = state.phase ?? PHASES[0];
+  await ports.files.write(
+    "report.md",
+    composePausedReport({
+      run: ports.runId,
+      phase,
+      reason,
+      artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
+    }),
+  );
+  const paused: ReviewRunState = {
+    ...state,
+    phase,
+    status: "interrupted",
+    reason,
+    updated_at: ports.now(),
+  };
+  delete paused.awaiting;
+  await ports.writeState(paused);
+  ports.progress(`interrupted in phase ${phase}: ${reason}`);
+  return { status: "interrupted", phase, reason };
 }
 
 async function end(

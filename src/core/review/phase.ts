@@ -35,6 +35,19 @@ export interface PhaseDefinition<N extends Phase = Phase> {
   run(ctx: PhaseContext): Promise<PhaseResult>;
 }
 
+/**
+ * Stops the run where it is without ending it: what stopped it was outside the run (the model's
+ * API did not answer after its retries, or the process was told to stop), not anything the run
+ * did. The loop keeps the cursor at the phase, records the state `interrupted` with the reason
+ * and a report saying how to resume; a resume runs that phase again, and the agents' journals
+ * give back every answer they already had.
+ */
+export class RunPaused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
 /** Ends the run from inside a helper; the loop turns it into the terminal state and its report. */
 export class RunEnd extends Error {
   constructor(

@@ -14,7 +14,11 @@ export interface ReviewRunState {
   run_id: string;
   /** The next phase to run (the cursor); absent once the run has ended. */
   phase?: Phase;
-  status: "running" | "awaiting-approval" | "ended";
+  /**
+   * `interrupted`: stopped at `phase` by something outside the run (the model's API, a signal;
+   * `reason` says which); resuming runs that phase again.
+   */
+  status: "running" | "awaiting-approval" | "interrupted" | "ended";
   terminal?: TerminalState;
   /** What a paused gate waits for. */
   awaiting?: { gate: GateName; hash: string; artifact: string };
@@ -128,8 +132,14 @@ export interface ReviewPorts {
    * commands were confined when that is not the sandbox, e.g. that they ran unconfined.
    */
   notice?: string;
+  /**
+   * Aborted when the process is told to stop (SIGINT/SIGTERM): the run pauses at the phase it
+   * is in instead of trusting what that phase made of its killed commands and calls.
+   */
+  signal?: AbortSignal;
 }
 
 export type ReviewOutcome =
   | { status: "ended"; terminal: TerminalState; reason: string }
-  | { status: "awaiting-approval"; gate: GateName; hash: string; artifact: string };
+  | { status: "awaiting-approval"; gate: GateName; hash: string; artifact: string }
+  | { status: "interrupted"; phase: Phase; reason: string };

@@ -293,6 +293,36 @@ const indent = (block: string) =>
     .map((l) => `  ${l}`)
     .join("\n");
 
+export interface PausedReportInput {
+  /** The run directory, as `terfyn review --resume` takes it. */
+  run: string;
+  /** The phase the run stopped in, and runs again on resume. */
+  phase: string;
+  /** What stopped it: the model's API, or a signal. */
+  reason: string;
+  artifacts?: RunArtifacts;
+}
+
+/**
+ * The report of a run stopped from outside (the model's API did not answer, the process was
+ * told to stop): not an ending. What stopped it, that nothing is lost, and how to go on.
+ */
+export function composePausedReport(r: PausedReportInput): string {
+  const lines = [
+    "# Review run: interrupted",
+    "",
+    "Paused, not ended: something outside the run stopped it, and it resumes where it stopped.",
+    "",
+    `Reason: ${plainText(r.reason)} (phase ${r.phase})`,
+    "",
+    `Nothing is lost: the approvals given, the artifacts written and every answer the agents already had stay; the phase ${r.phase} runs again, and its agents are not asked again what they answered. Continue with:`,
+    "",
+    `    terfyn review --resume ${r.run}`,
+  ];
+  if (r.artifacts?.approvals) lines.push("", ...approvalsSection(r.artifacts.approvals));
+  return `${lines.join("\n")}\n`;
+}
+
 export interface GateReportInput {
   gate: GateName;
   hash: string;

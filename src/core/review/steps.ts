@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { createTwoFilesPatch } from "diff";
+import { ModelUnavailable } from "../engine/ports.ts";
 import {
   anchorGoneAtHead,
   type Decision,
@@ -22,7 +23,7 @@ import {
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import { failureSignature, observedFailureClass } from "./failure-facts.ts";
 import { type ApprovalEntry, artifactHash } from "./gates.ts";
-import { RunEnd } from "./phase.ts";
+import { RunEnd, RunPaused } from "./phase.ts";
 import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
 import type { Verdict } from "./referee.ts";
 import {
@@ -261,7 +262,9 @@ export function withInjectedDirections(
 
 /** A failure of an effect the run cannot go past: the run ends stuck with this reason. */
 function stuck(what: string, e: unknown): never {
-  if (e instanceof RunEnd) throw e;
+  if (e instanceof RunEnd || e instanceof RunPaused) throw e;
+  // The model's API not answering is the environment's failure, not the run's: it pauses.
+  if (e instanceof ModelUnavailable) throw new RunPaused(`${what}: ${e.message}`);
   throw new RunEnd("stuck", `${what}: ${(e as Error).message}`);
 }
 
