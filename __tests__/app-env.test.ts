@@ -328,7 +328,7 @@ describe("webhooks at /, where Probot's setup flow registers them", () => {
 });
 
 describe("settings checked at start", () => {
-  it("names an empty runs directory, a missing model script, an unknown runner and placement", async () => {
+  it("names an empty runs directory, a missing model script, an unknown runner and placement, an override of an agent there is not", async () => {
     const cwd = workDir();
     mkdirSync(join(cwd, "a-directory"));
     const s = startServer(
@@ -337,6 +337,7 @@ describe("settings checked at start", () => {
         TERFYN_MODEL_SCRIPT: "scripts/missing.yaml",
         TERFYN_APP_RUNNER: "wired",
         TERFYN_APP_PLACEMENT: "elsewhere",
+        TERFYN_APP_AGENT_MODELS: "Builder=anthropic/claude-haiku-5-5,Reviewer=mock/gpt-4",
       },
       cwd,
     );
@@ -348,6 +349,7 @@ describe("settings checked at start", () => {
       `TERFYN_MODEL_SCRIPT names no file: ${join(cwd, "scripts", "missing.yaml")} does not exist`,
       'TERFYN_APP_RUNNER must be unwired (the runner that ends every run stuck) or unset, not "wired"',
       'TERFYN_APP_PLACEMENT must be in-process or actions, not "elsewhere"',
+      "TERFYN_APP_AGENT_MODELS: there is no agent Reviewer (the agents: Builder, Decider, Planner, TestWriter)",
     ])
       expect(out).toContain(text);
     expect(out.match(/cannot start/g)).toHaveLength(1);

@@ -71,6 +71,8 @@ describe("the runtime part of a project", () => {
         ...(a.input !== undefined ? { input: a.input } : {}),
         ...(a.output !== undefined ? { output: a.output } : {}),
         maxTurns: a.maxTurns,
+        maxTokens: a.maxTokens,
+        ...(a.temperature !== undefined ? { temperature: a.temperature } : {}),
         grants: a.grants.map((g) => ({
           ref: g.ref,
           tool: g.tool,

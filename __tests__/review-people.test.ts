@@ -375,6 +375,53 @@ describe("terfyn review --model", () => {
     expect(JSON.parse(readFileSync(runJson, "utf8")).model).toBe("mock/gpt-4");
   }, 60_000);
 
+  it("--agent-model NAME=MODEL: an unknown agent is a usage error, its model needs its key before any work, and the overrides are kept in run.json and joined on resume", async () => {
+    const b = build();
+    const unknown = await runTerfyn(
+      [...startArgs(b), "--agent-model", "Reviewer=mock/gpt-4"],
+      b.repo,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(
+      "review: --agent-model: there is no agent Reviewer (the agents: Builder, Decider, Planner, TestWriter)",
+    );
+    const keyless = await runTerfyn(
+      [...startArgs(b, null), "--agent-model", "Builder=anthropic/claude-haiku-5-5"],
+      b.repo,
+    );
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).toContain(
+      "anthropic/claude-haiku-5-5 needs ANTHROPIC_API_KEY in the environment; nothing was started",
+    );
+    expect(existsSync(b.runDir)).toBe(false);
+    const started = await runTerfyn(
+      [
+        ...startArgs(b),
+        "--agent-model",
+        "Builder=mock/gpt-4",
+        "--agent-model",
+        "Decider=mock/gpt-4",
+      ],
+      b.repo,
+    );
+    expect(started.code, started.stderr).toBe(2);
+    const runJson = join(b.runDir, "run.json");
+    expect(JSON.parse(readFileSync(runJson, "utf8")).agentModels).toEqual({
+      Builder: "mock/gpt-4",
+      Decider: "mock/gpt-4",
+    });
+    expect((await approve(b)).code).toBe(0);
+    const resumed = await runTerfyn(
+      ["review", "--resume", b.runDir, "--agent-model", "Builder=mock/script"],
+      b.repo,
+    );
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(JSON.parse(readFileSync(runJson, "utf8")).agentModels).toEqual({
+      Builder: "mock/script",
+      Decider: "mock/gpt-4",
+    });
+  }, 60_000);
+
   it("the router runs every agent on the chosen model, whatever it declares", async () => {
     const router = new ModelRouter({ model: "mock/gpt-4", env: {} });
     const turn = await router.turn({

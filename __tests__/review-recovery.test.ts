@@ -11,72 +11,28 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
-import {
-  type Answer,
-  type AnswerBlock,
-  type MessagesApi,
-  type MessagesRequest,
-  startMessagesApi,
-} from "./helpers/messages-api.ts";
+import { type MessagesApi, startMessagesApi } from "./helpers/messages-api.ts";
 import {
   approveAwaited,
   type BuiltReview,
   buildReviewExample,
-  REVIEW_SCRIPT,
   reviewStartArgs,
   reviewState,
 } from "./helpers/review-run.ts";
+import {
+  OPENINGS as REVIEW_OPENINGS,
+  type ReviewAgent,
+  reviewAgentOf,
+  transcriptAnswer,
+} from "./helpers/review-transcript.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
 
-/** Each review agent by the opening of its instructions (its system prompt). */
-const OPENINGS = {
-  Decider: "You decide what to do about each unresolved review thread",
-  Planner: "Plan the fixes the decisions call for",
-  TestWriter: "Write the failing tests the plan names",
-  Builder: "Make the planned tests pass",
-} as const;
-type Agent = keyof typeof OPENINGS;
-
-const agentOf = (body: MessagesRequest): Agent | "?" =>
-  (Object.keys(OPENINGS) as Agent[]).find((a) =>
-    JSON.stringify(body.system).includes(OPENINGS[a]),
-  ) ?? "?";
-
-type Turn = {
-  toolCalls?: { tool: string; input: unknown }[];
-  output?: unknown;
-};
-const SCRIPT = (parseYaml(readFileSync(REVIEW_SCRIPT, "utf8")) as { agents: Record<Agent, Turn[]> })
-  .agents;
-
-/**
- * The example script's turn for a request, as the API would send it: the turn is the number of
- * assistant messages already in the conversation (so a retry or a resume asks the same turn).
- */
-function scripted(body: MessagesRequest): Answer {
-  const agent = agentOf(body);
-  if (agent === "?") throw new Error("a request from no known agent");
-  const turn = (body.messages as { role: string }[]).filter((m) => m.role === "assistant").length;
-  const t = SCRIPT[agent][turn];
-  if (!t) throw new Error(`no turn ${turn} scripted for ${agent}`);
-  const content: AnswerBlock[] = (t.toolCalls ?? []).map((c, i) => ({
-    type: "tool_use",
-    id: `toolu_${agent}_${turn}_${i}`,
-    name: c.tool.replace(/^tool\./, "").replace(/\./g, "__"),
-    input: c.input,
-  }));
-  if (t.output !== undefined)
-    content.push({
-      type: "tool_use",
-      id: `toolu_${agent}_${turn}_out`,
-      name: "submit_output",
-      input: t.output,
-    });
-  return { content, stop_reason: "tool_use" };
-}
+const OPENINGS = REVIEW_OPENINGS;
+type Agent = ReviewAgent;
+const agentOf = reviewAgentOf;
+const scripted = transcriptAnswer;
 
 const apis: MessagesApi[] = [];
 afterEach(async () => {

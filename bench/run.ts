@@ -11,7 +11,10 @@
  * to end as whole processes (bench/review.ts): its wall time over the time of the repository
  * commands it runs (target <= 2x), and the git processes and commands it starts, by kind;
  * before it, what the sandbox adds to one command against the same command unconfined
- * (bench/sandbox.ts, target <= 30 ms).
+ * (bench/sandbox.ts, target <= 30 ms); and, on the review example driven by its recorded
+ * transcript through a local Messages API, the share of each request's input that the prompt
+ * cache can serve after each agent's first turn (bench/caching.ts, target >= 60%) and the input
+ * tokens billed at full price per run.
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
  *                 [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-review]
@@ -61,6 +64,7 @@ import { renderPlanText } from "../src/core/render/plan-text.ts";
 import { SourceText } from "../src/core/source.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { ActionBenchBroken, runActionBench } from "./action.ts";
+import { CachingBenchBroken, runCachingBench } from "./caching.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
@@ -792,6 +796,14 @@ async function main(): Promise<number> {
         rows: [["review example end to end", "(bench/review.ts)"], ...r.rows],
         targets: r.targets,
       });
+      const c = await runCachingBench();
+      sections.push({
+        rows: [
+          ["prompt caching on a recorded transcript", "(bench/caching.ts)"],
+          ...(c.rows as [string, string][]),
+        ],
+        targets: c.targets,
+      });
     }
     const rows: [string, string][] = [];
     for (const s of sections) rows.push(...s.rows, ["", ""]);
@@ -828,6 +840,7 @@ main().then(
       e instanceof EngineBenchBroken ||
       e instanceof ActionBenchBroken ||
       e instanceof ReviewBenchBroken ||
+      e instanceof CachingBenchBroken ||
       e instanceof SandboxBenchBroken
     )
       process.stderr.write(`bench: ${e.message}\n`);

@@ -531,7 +531,7 @@ function buildModel(opts: SyntheticOptions): Model {
       effects: new Set(grants.flatMap((g) => g.effects)),
     };
     if (rng.chance(0.2))
-      agent.model = rng.pick(["mock/gpt-4", "mock/script", "anthropic/claude-sonnet-4-5"]);
+      agent.model = rng.pick(["mock/gpt-4", "mock/script", "anthropic/claude-sonnet-5-5"]);
     if (rng.chance(0.3)) agent.maxTurns = rng.int(2, 20);
     agents.push(agent);
     teamAgents[team]?.push(agent);

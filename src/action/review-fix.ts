@@ -38,6 +38,7 @@ import {
   inProcessRunner,
   modelFromEnv,
   parseSavedJob,
+  REVIEW_AGENT_NAMES,
   type SavedJob,
   shippedAgents,
 } from "../adapters/review/review-runner.ts";
@@ -51,6 +52,7 @@ import {
 } from "../core/app/triggers.ts";
 import { meetsPermission } from "../core/approvals/approval-comment.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
+import { type AgentModels, parseAgentModels } from "../core/model/agent-models.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { readArtifact } from "../core/review/artifacts.ts";
 import type { ReviewRunState } from "../core/review/ports.ts";
@@ -66,6 +68,8 @@ export interface ReviewFixInputs {
   /** The run's model-call and token budgets over all its jobs; absent: the runner's defaults. */
   maxModelCalls?: number;
   maxTokens?: number;
+  /** Agents on another model than they declare (input `agent-models`). */
+  agentModels?: AgentModels;
   /** The key of the run state's MAC (input `state-key`): never printed. */
   stateKey: Buffer;
 }
@@ -98,6 +102,12 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
   };
   const maxModelCalls = budget("max-model-calls");
   const maxTokens = budget("max-tokens");
+  const models = parseAgentModels(
+    getInput("agent-models"),
+    REVIEW_AGENT_NAMES,
+    "input `agent-models`",
+  );
+  if ("problem" in models) throw new ReviewFixInputError(models.problem);
   // Fail closed: a state this job cannot verify is no state, so without a key nothing runs.
   const stateKey = Buffer.from(getInput("state-key").trim(), "utf8");
   if (stateKey.length < MIN_STATE_KEY_BYTES)
@@ -111,6 +121,7 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
     ...(run !== "" ? { run } : {}),
     ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(Object.keys(models.models).length > 0 ? { agentModels: models.models } : {}),
   };
 }
 
@@ -273,7 +284,7 @@ async function runJob(
     runsDir,
     agents,
     sandbox,
-    model: deps.model ?? modelFromEnv(env),
+    model: deps.model ?? modelFromEnv(env, inputs.agentModels ?? {}),
     cloneUrl: () => url,
     now,
     log: deps.info,

@@ -23,7 +23,7 @@
  */
 
 import { createProbot, run } from "probot";
-import { defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
+import { appAgentModels, defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
 import { appEnvMessage, checkAppEnv, cloneUrlTemplate, webBaseUrl } from "../core/app/app-env.ts";
@@ -48,6 +48,11 @@ if (envFileProblem) envCheck.problems.unshift(envFileProblem);
 let placement: Placement = { kind: "in-process" };
 try {
   placement = placementFromEnv(process.env);
+} catch (e) {
+  envCheck.problems.push((e as Error).message);
+}
+try {
+  appAgentModels(process.env);
 } catch (e) {
   envCheck.problems.push((e as Error).message);
 }

@@ -22,13 +22,18 @@ export class ModelRouter implements ModelPort {
       forceScript?: boolean;
       /** Run every agent on this model, whatever it declares (the script still wins). */
       model?: string;
+      /** Run these agents on these models (wins over `model`; the script still wins). */
+      agentModels?: Readonly<Record<string, string>>;
       env: Record<string, string | undefined>;
     },
   ) {}
 
   async turn(declared: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
-    const request =
-      this.options.model !== undefined ? { ...declared, model: this.options.model } : declared;
+    const over = this.options.agentModels;
+    // Own keys only: an agent named like an object's property is not overridden by it.
+    const chosen =
+      over && Object.hasOwn(over, declared.agent) ? over[declared.agent] : this.options.model;
+    const request = chosen !== undefined ? { ...declared, model: chosen } : declared;
     const provider = request.model.split("/")[0];
     if (this.options.forceScript || request.model === "mock/script") {
       if (!this.options.script)

@@ -2,7 +2,8 @@
  * `mock/script`: a YAML script of model turns per agent (README, "Run it"), consumed
  * in order across invocations, so `terfyn run` works end to end offline and in CI. The engine
  * passes each agent's turn ordinal, so a resumed run continues where the script left off.
- * A turn may say what it cost (`usage: { input_tokens, output_tokens }`), reported as a real
+ * A turn may say what it cost (`usage: { input_tokens, output_tokens }`, and optionally
+ * `cache_creation_input_tokens` and `cache_read_input_tokens`), reported as a real
  * model's usage is: journaled, and counted against the App's token budget.
  */
 import { readFile } from "node:fs/promises";
@@ -13,7 +14,14 @@ import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
 import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
 
 const tokens = z.number().int().nonnegative();
-const usageSchema = z.object({ input_tokens: tokens, output_tokens: tokens }).strict();
+const usageSchema = z
+  .object({
+    input_tokens: tokens,
+    output_tokens: tokens,
+    cache_creation_input_tokens: tokens.optional(),
+    cache_read_input_tokens: tokens.optional(),
+  })
+  .strict();
 
 const turnSchema = z.union([
   z
@@ -93,7 +101,7 @@ export class ScriptedModel implements ModelPort {
       }
       const pos = lineCounter.linePos(offset);
       throw new ModelScriptError(
-        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … }, with an optional usage: { input_tokens, output_tokens })`,
+        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … }, with an optional usage: { input_tokens, output_tokens, cache_creation_input_tokens?, cache_read_input_tokens? })`,
       );
     }
     return new ScriptedModel(path, parsed.data.agents);

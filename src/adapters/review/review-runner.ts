@@ -48,6 +48,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { Ledger } from "../../core/app/triggers.ts";
 import type { ModelPort } from "../../core/engine/ports.ts";
+import { type AgentModels, parseAgentModels } from "../../core/model/agent-models.ts";
 import type { ResolvedProject } from "../../core/model/project.ts";
 import type { TerminalState } from "../../core/review/phases.ts";
 import type { ReviewRunState } from "../../core/review/ports.ts";
@@ -660,17 +661,39 @@ export async function shippedAgents(): Promise<ResolvedProject> {
  */
 export function modelFromEnv(
   env: Readonly<Record<string, string | undefined>>,
+  /** Agents on another model than they declare (the Action's `agent-models`); else TERFYN_APP_AGENT_MODELS. */
+  agentModels?: AgentModels,
 ): () => Promise<ModelPort> {
   return async () => {
     const path = env.TERFYN_MODEL_SCRIPT;
     const script = path ? await ScriptedModel.load(path) : undefined;
+    const over = agentModels ?? appAgentModels(env);
     return new ModelRouter({
       ...(script ? { script } : {}),
       forceScript: script !== undefined,
+      ...(Object.keys(over).length > 0 ? { agentModels: over } : {}),
       env,
     });
   };
 }
+
+/**
+ * TERFYN_APP_AGENT_MODELS (`Name=provider/model`, comma-separated): which shipped agents run on
+ * another model than they declare. Checked against the agents at the App's start
+ * (agentModelsProblem); here an entry that does not parse is an error, never skipped.
+ */
+export function appAgentModels(env: Readonly<Record<string, string | undefined>>): AgentModels {
+  const parsed = parseAgentModels(
+    env.TERFYN_APP_AGENT_MODELS ?? "",
+    REVIEW_AGENT_NAMES,
+    "TERFYN_APP_AGENT_MODELS",
+  );
+  if ("problem" in parsed) throw new Error(parsed.problem);
+  return parsed.models;
+}
+
+/** The shipped review agents, by name. */
+export const REVIEW_AGENT_NAMES = ["Decider", "Planner", "TestWriter", "Builder"] as const;
 
 /** Where runs live by default: TERFYN_APP_RUNS_DIR, else under the OS temp directory. */
 export function defaultRunsDir(env: Readonly<Record<string, string | undefined>>): string {

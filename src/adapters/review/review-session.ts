@@ -20,7 +20,7 @@ import { GitProcessError, hardenedGitEnv, runGitProcess } from "../git/git-proce
 import { appEffects, LEFT_OUT_FILE, type LeftOut, readNotices } from "../github/review-effects.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { WorkFiles } from "./local-effects.ts";
-import { budgeted, describeSpend, type ModelSpend } from "./model-budget.ts";
+import { budgeted, describeSpend, type ModelSpend, readSpendFile } from "./model-budget.ts";
 import type { InterruptedRun, RunJob, RunReporter } from "./review-runner-port.ts";
 
 /** Where a run's files are (`<runsDir>/<run>/…`). */
@@ -125,6 +125,7 @@ export async function runSession(
       steps,
       now: () => now().toISOString(),
       progress,
+      spend: () => describeSpend(spend),
     });
   } finally {
     await rm(p.gitDir, { recursive: true, force: true });
@@ -183,25 +184,8 @@ export async function runSession(
 }
 
 /** The run's model spend so far (model-spend.json), against this runner's budgets. */
-async function readSpend(ctx: SessionContext, p: RunPaths): Promise<ModelSpend> {
-  try {
-    const v = JSON.parse(await readFile(p.spend, "utf8")) as Partial<ModelSpend>;
-    return {
-      calls: Number(v.calls) || 0,
-      limit: ctx.budget,
-      input_tokens: Number(v.input_tokens) || 0,
-      output_tokens: Number(v.output_tokens) || 0,
-      token_limit: ctx.tokenBudget,
-    };
-  } catch {
-    return {
-      calls: 0,
-      limit: ctx.budget,
-      input_tokens: 0,
-      output_tokens: 0,
-      token_limit: ctx.tokenBudget,
-    };
-  }
+function readSpend(ctx: SessionContext, p: RunPaths): Promise<ModelSpend> {
+  return readSpendFile(p.spend, ctx.budget, ctx.tokenBudget);
 }
 
 /** What a session leaves (`git/`, where earlier versions kept a token) goes at its end; the clone and worktree when the run ends. */

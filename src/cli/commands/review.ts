@@ -7,10 +7,12 @@
  * it ended bad-input, stuck or not-approved, and on errors. The terminal state is in state.json
  * and report.md.
  */
+
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import writeFileAtomic from "write-file-atomic";
 import {
   agentsCacheKey,
   readAgentsCache,
@@ -24,9 +26,17 @@ import { MODEL_SCRIPT_COPY } from "../../adapters/fs/run-store.ts";
 import { ModelRouter, modelProblem } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
 import { localEffects } from "../../adapters/review/local-effects.ts";
+import {
+  budgeted,
+  defaultModelBudget,
+  defaultTokenBudget,
+  describeSpend,
+  readSpendFile,
+} from "../../adapters/review/model-budget.ts";
 import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
 import { type Sandbox, SandboxUnavailable } from "../../adapters/sandbox/sandbox.ts";
 import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
+import { parseAgentModels } from "../../core/model/agent-models.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
   abandonedRecord,
@@ -66,6 +76,11 @@ interface RunConfig {
    * wins over it.
    */
   model?: string;
+  /** The run's model-call and token budgets over all its sessions (--max-model-calls, --max-tokens). */
+  maxModelCalls?: number;
+  maxTokens?: number;
+  /** Agents run on another model than the one `model` gives them (--agent-model NAME=MODEL). */
+  agentModels?: Record<string, string>;
   /** Some session of the run ran the repository's commands without the sandbox (--unconfined). */
   unconfined?: boolean;
 }
@@ -139,6 +154,18 @@ Options:
                        the Decider and Planner on a stronger tier than the TestWriter and
                        Builder). Needs ANTHROPIC_API_KEY, checked before anything starts.
                        Default: the offline mock (mock/gpt-4). Kept in run.json for --resume
+  --max-model-calls N  the model calls the run may make over all its sessions (default: every
+                       agent step the doctrine can take, at its agent's maxTurns). Reaching it
+                       ends the run stuck with the spend. Kept in run.json; given to --resume,
+                       it replaces the run's
+  --max-tokens N       the tokens the run may spend over all its sessions as the model reports
+                       them: input, output, and input written to and read from the prompt cache
+                       (default 32,768 per call of the call budget). Kept like --max-model-calls.
+                       Every report says the spend (RUN_DIR/model-spend.json)
+  --agent-model NAME=MODEL
+                       run agent NAME (Decider, Planner, TestWriter, Builder) on MODEL instead,
+                       whatever --model says; repeat it for several. Kept in run.json; given to
+                       --resume, it joins (and wins over) the run's earlier ones
   --resume RUN_DIR     continue a run
   --stop RUN_DIR       end a run that is paused or not running: stuck, with the reason
                        "stopped by WHO: TEXT", a report, and its worktree removed; refused
@@ -183,6 +210,9 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     sweep: { type: "string" },
     "max-idle-minutes": { type: "string" },
     model: { type: "string" },
+    "agent-model": { type: "string", multiple: true },
+    "max-model-calls": { type: "string" },
+    "max-tokens": { type: "string" },
     stop: { type: "string" },
     reason: { type: "string" },
     by: { type: "string" },
@@ -220,6 +250,9 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       "run-dir",
       "resume",
       "model",
+      "agent-model",
+      "max-model-calls",
+      "max-tokens",
       "model-script",
       "unconfined",
     ] as const)
@@ -287,7 +320,28 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       config.modelScript = resolve(io.cwd, values["model-script"] as string);
   }
   // The agents, and whether the models they would run on can run at all, before anything starts.
+  // Budgets: given at the start they are the run's; given to --resume they replace its own.
+  const budgets = {
+    maxModelCalls: wholeNumber(
+      values["max-model-calls"] as string | undefined,
+      "--max-model-calls",
+    ),
+    maxTokens: wholeNumber(values["max-tokens"] as string | undefined, "--max-tokens"),
+  };
+  for (const [k, v] of Object.entries(budgets))
+    if (v !== undefined) config[k as keyof typeof budgets] = v;
   const agents = await loadAgents(io, values.resume !== undefined ? runDir : undefined);
+  const overrides = values["agent-model"] as string[] | undefined;
+  if (overrides !== undefined && overrides.length > 0) {
+    const parsed = parseAgentModels(
+      overrides.join("\n"),
+      [...agents.project.agents.keys()],
+      "review: --agent-model",
+    );
+    if ("problem" in parsed) throw new UsageError(parsed.problem);
+    // Given on resume, they join (and win over) the run's earlier ones, for later resumes too.
+    config.agentModels = { ...config.agentModels, ...parsed.models };
+  }
   refuseUnrunnableModels(config, agents, io);
   // The repository's commands run in the sandbox, or nothing runs: refused here, before the
   // run starts or resumes, with what to install or enable.
@@ -317,13 +371,19 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
       refuseUsedRunDir(io, runDir, "terfyn review --resume");
       for (const copy of copies) await writeFile(join(runDir, copy.name), copy.text);
       await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
-    } else if (values.model !== undefined || values.unconfined) {
-      // A --model given on resume is the run's model from now on, for the next resume too; an
-      // --unconfined session is said in every report of the run from now on.
+    } else if (
+      values.model !== undefined ||
+      overrides?.length ||
+      budgets.maxModelCalls !== undefined ||
+      budgets.maxTokens !== undefined ||
+      values.unconfined
+    ) {
+      // A --model or --agent-model given on resume is the run's from now on, for the next
+      // resume too; an --unconfined session is said in every report of the run from now on.
       const saved = JSON.parse(await readFile(join(runDir, "run.json"), "utf8")) as RunConfig;
       await writeFile(
         join(runDir, "run.json"),
-        `${JSON.stringify({ ...saved, ...(values.model !== undefined ? { model: config.model } : {}), ...(values.unconfined ? { unconfined: true } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ ...saved, ...(values.model !== undefined ? { model: config.model } : {}), ...(config.agentModels ? { agentModels: config.agentModels } : {}), ...(budgets.maxModelCalls !== undefined ? { maxModelCalls: budgets.maxModelCalls } : {}), ...(budgets.maxTokens !== undefined ? { maxTokens: budgets.maxTokens } : {}), ...(values.unconfined ? { unconfined: true } : {}) }, null, 2)}\n`,
       );
     }
     store.guard = () => lock.verify();
@@ -364,8 +424,13 @@ async function keepAgentsCopy(runDir: string, agents: AgentsProject): Promise<vo
 /** The models the agents will run on: none when a script drives them. */
 function modelsInUse(config: RunConfig, agents: AgentsProject): string[] {
   if (config.modelScript !== undefined) return [];
-  if (config.model !== "declared") return [config.model ?? DEFAULT_MODEL];
-  return [...agents.project.agents.values()].map((a) => a.model);
+  return [...agents.project.agents.values()].map((a) =>
+    config.agentModels && Object.hasOwn(config.agentModels, a.name)
+      ? (config.agentModels[a.name] as string)
+      : config.model === "declared"
+        ? a.model
+        : (config.model ?? DEFAULT_MODEL),
+  );
 }
 
 /** A model that cannot run (no key, no such provider) is an error before any work. */
@@ -438,12 +503,30 @@ async function localPorts(
   const script =
     sessionScript ??
     (config.modelScript ? await ScriptedModel.load(config.modelScript) : undefined);
-  const model = new ModelRouter({
+  const router = new ModelRouter({
     ...(script ? { script } : {}),
     forceScript: script !== undefined,
     ...(config.model !== "declared" ? { model: config.model ?? DEFAULT_MODEL } : {}),
+    ...(config.agentModels ? { agentModels: config.agentModels } : {}),
     env: io.env,
   });
+  // The run's model budget over all its sessions, counted in RUN_DIR/model-spend.json.
+  const limit = config.maxModelCalls ?? defaultModelBudget(agentsCtx.project);
+  const spendFile = join(runDir, SPEND_FILE);
+  const spend = await readSpendFile(
+    spendFile,
+    limit,
+    config.maxTokens ?? defaultTokenBudget(limit),
+  );
+  const model = budgeted(
+    router,
+    spend,
+    async () => {
+      store.guard();
+      await writeFileAtomic(spendFile, `${JSON.stringify(spend)}\n`);
+    },
+    { calls: "--max-model-calls", tokens: "--max-tokens" },
+  );
   const effects = localEffects({
     repoDir: config.repo,
     requestFile: config.request,
@@ -467,8 +550,22 @@ async function localPorts(
     now: () => (io.now?.() ?? new Date()).toISOString(),
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
     ...(config.unconfined ? { notice: UNCONFINED_NOTICE } : {}),
+    spend: () => describeSpend(spend),
   };
 }
+
+/** A flag's positive whole number, or undefined when not given. */
+function wholeNumber(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,11}$/.test(v.trim()))
+    throw new UsageError(
+      `review: ${flag} must be a positive whole number, not ${JSON.stringify(v)}`,
+    );
+  return Number(v.trim());
+}
+
+/** Where a run keeps its model spend across sessions. */
+const SPEND_FILE = "model-spend.json";
 
 /** The first line of every report of a run that ran (in some session) without the sandbox. */
 const UNCONFINED_NOTICE =

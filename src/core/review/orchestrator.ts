@@ -156,6 +156,7 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
             run: ports.runId,
             ...(decisions ? { decisions } : {}),
             artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
+            ...spendOf(ports),
           }),
         );
         await save({ status: "awaiting-approval", awaiting: { gate, hash, artifact } });
@@ -184,6 +185,12 @@ async function loop(ports: ReviewPorts): Promise<ReviewOutcome> {
   }
 }
 
+/** The run's spend for a report, when the ports know it. */
+function spendOf(ports: ReviewPorts): { spend?: string } {
+  const spend = ports.spend?.();
+  return spend ? { spend } : {};
+}
+
 function stopped(signal: AbortSignal): RunPaused {
   const r: unknown = signal.reason;
   const why = typeof r === "string" ? r : r instanceof Error && r.message ? r.message : "a signal";
@@ -208,6 +215,7 @@ async function pause(
       phase,
       reason,
       artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
+      ...spendOf(ports),
     }),
   );
   const paused: ReviewRunState = {
@@ -243,6 +251,7 @@ async function end(
     ...(proof ? { vacuousTests: proof.vacuous } : {}),
     ...(published ? { published } : {}),
     artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
+    ...spendOf(ports),
   });
   await ports.files.write("report.md", report);
   const ended: ReviewRunState = {

@@ -137,6 +137,8 @@ export interface ReviewPorts {
    * is in instead of trusting what that phase made of its killed commands and calls.
    */
   signal?: AbortSignal;
+  /** The run's model spend so far, in one sentence: every report says it. */
+  spend?: () => string;
 }
 
 export type ReviewOutcome =

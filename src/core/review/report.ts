@@ -57,6 +57,8 @@ export async function readRunArtifacts(
 
 export interface ReportInput {
   terminal: TerminalState;
+  /** The run's model spend, said in one line. */
+  spend?: string;
   /** Why the run ended where it did, in one sentence. */
   reason: string;
   /** The phase the run stopped in (for stuck, bad-input, not-approved). */
@@ -113,6 +115,7 @@ export function composeReport(r: ReportInput): string {
     // Terfyn's own sentence (it may quote an item or a person's stop reason): one line, its
     // invisible characters shown.
     `Reason: ${plainText(r.reason)}${r.phase ? ` (phase ${r.phase})` : ""}`,
+    ...(r.spend ? ["", `Model spend: ${plainText(r.spend)}.`] : []),
   ];
   const contradictions = (r.contradictions ?? []).map((c) => mdText(c));
   for (const raw of r.decisions ?? []) {
@@ -301,6 +304,7 @@ export interface PausedReportInput {
   /** What stopped it: the model's API, or a signal. */
   reason: string;
   artifacts?: RunArtifacts;
+  spend?: string;
 }
 
 /**
@@ -314,6 +318,7 @@ export function composePausedReport(r: PausedReportInput): string {
     "Paused, not ended: something outside the run stopped it, and it resumes where it stopped.",
     "",
     `Reason: ${plainText(r.reason)} (phase ${r.phase})`,
+    ...(r.spend ? ["", `Model spend: ${plainText(r.spend)}.`] : []),
     "",
     `Nothing is lost: the approvals given, the artifacts written and every answer the agents already had stay; the phase ${r.phase} runs again, and its agents are not asked again what they answered. Continue with:`,
     "",
@@ -333,6 +338,7 @@ export interface GateReportInput {
   decisions?: readonly Decision[];
   /** What the gate shows beside the hash: the plan, or the commit, its proof and its texts. */
   artifacts?: RunArtifacts;
+  spend?: string;
 }
 
 const AWAITS: Record<GateName, string> = {
@@ -350,6 +356,7 @@ export function composeGateReport(r: GateReportInput): string {
     "",
     `- artifact: ${r.artifact}`,
     `- hash: ${r.hash}`,
+    ...(r.spend ? [`- model spend: ${plainText(r.spend)}`] : []),
     "",
     "Read the artifact, then approve exactly these bytes with:",
     "",
