@@ -11,15 +11,15 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ledgerMarker, parseLedger } from "../src/core/app/triggers.ts";
-import { ModelUnavailable } from "../src/core/engine/ports.ts";
 import {
   build,
+  countingModel,
   type Example,
   fakeGraphql,
   forgeState,
   git,
   LATER,
-  model,
+  outageModel,
   reviewFixJob,
 } from "./helpers/app-runner.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./helpers/fake-github.ts";
@@ -146,17 +146,7 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     const run = first.run!;
     say(gh.comments, "maria", `/terfyn approve ${status(gh.comments).ledger.hash}`);
     const calls: string[] = [];
-    const down = async () => {
-      const m = await model();
-      return {
-        turn: (r: Parameters<typeof m.turn>[0]) => {
-          calls.push(r.agent);
-          if (r.agent === "Builder")
-            throw new ModelUnavailable("the API answered 529 after retries: Overloaded");
-          return m.turn(r);
-        },
-      };
-    };
+    const down = outageModel(calls, () => true);
     const cut = await reviewFixJob(
       ex.origin,
       { "pull-request": "7", "head-sha": ex.head, run },
@@ -178,15 +168,7 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
     // A writer's /terfyn resume (the App dispatches it): the run goes on in build.
     say(gh.comments, "maria", "/terfyn resume");
     const later: string[] = [];
-    const counting = async () => {
-      const m = await model();
-      return {
-        turn: (r: Parameters<typeof m.turn>[0]) => {
-          later.push(r.agent);
-          return m.turn(r);
-        },
-      };
-    };
+    const counting = countingModel(later);
     const resumed = await reviewFixJob(
       ex.origin,
       { "pull-request": "7", "head-sha": ex.head, run },

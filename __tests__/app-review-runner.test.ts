@@ -15,7 +15,6 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileRunLock, hostFacts } from "../src/adapters/fs/run-lock.ts";
 import { replyMarker, TICKETS_FILE } from "../src/adapters/github/review-effects.ts";
 import { defaultModelBudget } from "../src/adapters/review/review-runner.ts";
-import { ModelUnavailable } from "../src/core/engine/ports.ts";
 import { artifactHash } from "../src/core/review/gates.ts";
 import type { PublishArtifact } from "../src/core/review/ports.ts";
 import { recordRequests } from "./helpers/action-harness.ts";
@@ -34,7 +33,7 @@ import {
   type Loose,
   labeled,
   leftRunningAtPlan,
-  model,
+  outageModel,
   probotWith,
   restartedRunner,
   runEffects,
@@ -369,19 +368,7 @@ describe("the App's runner when the model's API does not answer", () => {
     fakeGraphql(ex);
     let down = false;
     const calls: string[] = [];
-    const runner = await exampleRunner(ex, {
-      model: async () => {
-        const m = await model();
-        return {
-          turn: (r: Parameters<typeof m.turn>[0]) => {
-            calls.push(r.agent);
-            if (down && r.agent === "Builder")
-              throw new ModelUnavailable("the API answered 529 after retries: Overloaded");
-            return m.turn(r);
-          },
-        };
-      },
-    });
+    const runner = await exampleRunner(ex, { model: outageModel(calls, () => down) });
     const receive = probotWith(runner);
     try {
       await receive("pull_request", labeled(ex));

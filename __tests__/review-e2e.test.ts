@@ -51,6 +51,27 @@ function scriptWith(
 const startArgs = (b: BuiltReview, script: string) => reviewStartArgs(b, script);
 
 describe("terfyn review (local mode)", () => {
+  it("injected directions reach the Planner only inside untrusted-data blocks; decisions.json keeps them as found", async () => {
+    const b = build();
+    const start = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);
+    expect(start.code, start.stderr).toBe(2);
+    const decided = JSON.parse(readFileSync(join(b.runDir, "decisions.json"), "utf8")) as {
+      decisions: { item: string; injected_directions: string[] }[];
+    };
+    const raw = decided.decisions.find((d) => d.item === "RT_104")?.injected_directions ?? [];
+    expect(raw.length).toBeGreaterThan(0);
+    expect(raw.every((t) => !t.startsWith("<untrusted-data"))).toBe(true);
+    const input = JSON.parse(
+      readFileSync(join(b.runDir, "agents", "plan", "input.json"), "utf8"),
+    ) as typeof decided;
+    const given = input.decisions.flatMap((d) => d.injected_directions);
+    expect(given.length).toBeGreaterThanOrEqual(raw.length);
+    for (const t of given)
+      expect(t).toMatch(
+        /^<untrusted-data kind="injected-direction" id="RT_\d+\.\d+">\n[\s\S]*\n<\/untrusted-data>$/,
+      );
+  }, 60_000);
+
   it("six comments through both gates to done: one planned commit, replies, a ticket, nothing for praise, the stale one recognised", async () => {
     const b = build();
     const start = await runTerfyn(startArgs(b, join(EXAMPLE, "model-script.yaml")), b.repo);

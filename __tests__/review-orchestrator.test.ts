@@ -309,6 +309,29 @@ describe("review orchestrator", () => {
     const report = w.files.get("report.md") ?? "";
     expect(report.split("\n")[0]).toBe("# Review run: done");
     expect(report).toContain("no code change needed proving");
+    expect(report).not.toContain("proven to test");
+    expect(report).toContain("no code changed, so no test proves anything");
+  });
+
+  it("a run whose publish committed nothing (the build changed no file) claims no proof, whatever proof.json says", async () => {
+    const w = world();
+    const p = ports(w, {
+      publish: async (artifact, text, approvals) => {
+        assertGate("publish", text, approvals);
+        w.published++;
+        return { replies: artifact.replies.length, tickets: artifact.tickets.length };
+      },
+    });
+    const out = await toEnd(w, p);
+    expect(out).toEqual({
+      status: "ended",
+      terminal: "done",
+      reason: "published replies and tickets; no code changed, so nothing was proven",
+    });
+    expect(w.files.has("proof.json")).toBe(true);
+    const report = w.files.get("report.md") ?? "";
+    expect(report).not.toContain("proven to test");
+    expect(report).toContain("no code changed, so no test proves anything");
   });
 
   it("a plan with code changes cannot reach compose without its proof", async () => {

@@ -24,6 +24,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runTerfyn } from "../__tests__/helpers/cli.ts";
 import {
   type MessagesApi,
   type MessagesRequest,
@@ -32,7 +33,6 @@ import {
 import { REVIEW_EXAMPLE } from "../__tests__/helpers/review-run.ts";
 import { reviewAgentOf, transcriptAnswer } from "../__tests__/helpers/review-transcript.ts";
 import { estimateTokens, MIN_CACHEABLE_TOKENS } from "../src/adapters/models/anthropic.ts";
-import { runCli } from "../src/cli/main.ts";
 import { type Target, targetLines } from "./target.ts";
 
 export const TARGET_CACHED_SHARE = 0.6;
@@ -119,22 +119,7 @@ async function reviewOnTranscript(): Promise<MessagesApi> {
   ) as { repo: string; request: string };
   const runDir = join(out, "..", "run");
   const env = { ANTHROPIC_API_KEY: "sk-ant-bench", ANTHROPIC_BASE_URL: api.origin };
-  const cli = async (args: string[]) => {
-    let stdout = "";
-    let stderr = "";
-    const code = await runCli(args, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      cwd: built.repo,
-      env,
-      isTTY: false,
-    });
-    return { code, stdout, stderr };
-  };
+  const cli = (args: string[]) => runTerfyn(args, built.repo, env);
   let r = await cli([
     "review",
     "--repo",

@@ -27,7 +27,7 @@ import {
 } from "../../src/adapters/review/review-runner.ts";
 import { terfynApp } from "../../src/app/app.ts";
 import { parseLedger } from "../../src/core/app/triggers.ts";
-import type { ModelPort } from "../../src/core/engine/ports.ts";
+import { type ModelPort, ModelUnavailable } from "../../src/core/engine/ports.ts";
 import { validateProject } from "../../src/core/validate.ts";
 import { API, fixture, OWNER, REPO, recordRequests } from "./action-harness.ts";
 import { type FakeComment, fakeGitHub, humanComment } from "./fake-github.ts";
@@ -433,6 +433,25 @@ export const countingModel = (calls: string[]) => async () => {
     },
   };
 };
+
+/**
+ * The example's model, recording which agent each turn is for in `calls`, whose API does not
+ * answer `agent` (ModelUnavailable, as the Anthropic adapter throws it after its retries) while
+ * `down()` says so.
+ */
+export const outageModel =
+  (calls: string[], down: () => boolean, agent = "Builder") =>
+  async () => {
+    const m = await model();
+    return {
+      turn: (r: Parameters<typeof m.turn>[0]) => {
+        calls.push(r.agent);
+        if (down() && r.agent === agent)
+          throw new ModelUnavailable("the API answered 529 after retries: Overloaded");
+        return m.turn(r);
+      },
+    };
+  };
 
 /**
  * The App restarted on `runsDir`: the earlier process's pid is gone. Its model records which

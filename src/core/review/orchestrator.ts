@@ -250,6 +250,7 @@ async function end(
     ...(decisions ? { decisions } : {}),
     ...(proof ? { vacuousTests: proof.vacuous } : {}),
     ...(published ? { published } : {}),
+    proven: proof !== undefined && published?.commit !== undefined,
     artifacts: await readRunArtifacts(ports.files, () => ports.approvals()),
     ...spendOf(ports),
   });

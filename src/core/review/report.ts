@@ -57,6 +57,8 @@ export async function readRunArtifacts(
 
 export interface ReportInput {
   terminal: TerminalState;
+  /** Whether a committed change was proven (a proof, and a published commit); false: neither. */
+  proven?: boolean;
   /** The run's model spend, said in one line. */
   spend?: string;
   /** Why the run ended where it did, in one sentence. */
@@ -73,6 +75,10 @@ export interface ReportInput {
   /** The proof per test, the commit's files, the reply and ticket texts, the approvals. */
   artifacts?: RunArtifacts;
 }
+
+/** `done` with no commit published: replies and tickets only, so nothing was proven. */
+const DONE_WITHOUT_CODE =
+  "Done: the replies and tickets are published; no code changed, so no test proves anything.";
 
 const HEADLINE: Record<TerminalState, string> = {
   done: "Done: the change is published and its new tests are proven to test it.",
@@ -110,7 +116,10 @@ export function composeReport(r: ReportInput): string {
   const lines = [
     `# Review run: ${r.terminal}`,
     "",
-    HEADLINE[r.terminal],
+    // A run that proved no committed change (no fix, or a build that changed nothing) claims no proof.
+    r.terminal === "done" && r.proven === false
+      ? DONE_WITHOUT_CODE
+      : HEADLINE[r.terminal],
     "",
     // Terfyn's own sentence (it may quote an item or a person's stop reason): one line, its
     // invisible characters shown.

@@ -233,6 +233,20 @@ export function deciderInput(request: RequestWithProvenance, prior: readonly Dec
 }
 
 /**
+ * The decisions as an agent after the Decider reads them: each injected direction (text taken
+ * from a comment) inside its own untrusted-data block, never as a bare string it could take for
+ * an instruction. The decisions file keeps them as found.
+ */
+export function fenceDirections(decisions: readonly Decision[]): Decision[] {
+  return decisions.map((d) => ({
+    ...d,
+    injected_directions: d.injected_directions.map(
+      (text, i) => asDataBlock("injected-direction", `${d.item}.${i + 1}`, text).block,
+    ),
+  }));
+}
+
+/**
  * Directions found in each thread's comments, and the thread's provenance: recorded on its
  * decision whether or not (and whatever) the agent reported of them.
  */
@@ -543,7 +557,10 @@ export class DoctrineSteps implements ReviewSteps {
       failure_evidence: round.failure.failure_evidence,
       evidence: round.failure.evidence,
     };
-    const input = round.n === 1 ? { decisions } : { decisions, round: round.n, failure };
+    // What came from a comment reaches the Planner only inside the untrusted-data fence.
+    const fenced = fenceDirections(decisions);
+    const input =
+      round.n === 1 ? { decisions: fenced } : { decisions: fenced, round: round.n, failure };
     const plan = this.parsed("Planner", planSchema, await this.agent("Planner", step, input));
     // A plan that changes code names the repository's conventions it relies on (doctrine 18).
     const conventions = (await this.repoFacts()).conventions ?? [];
