@@ -7,7 +7,7 @@
  * in the same turn as its output must neither break the conversation nor lose a tool call.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -358,6 +358,33 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
     expect(
       JSON.stringify(b.messages[0]).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""),
     ).toBe(JSON.stringify(a.messages[0]).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""));
+  });
+
+  it("a provider block is honoured: the key from its apiKeyEnv, the API at its baseUrl (no ANTHROPIC_* variable set)", async () => {
+    const api = await startMessagesApi(
+      perAgent({
+        Implementer: [{ content: [output("toolu_i", state(false, "added"))] }],
+        Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
+      }),
+    );
+    apis.push(api);
+    const ex = example(api);
+    writeFileSync(
+      join(ex.project, "provider.agent"),
+      `provider anthropic { apiKeyEnv "TEAM_CLAUDE_KEY" baseUrl "${api.origin}" }\n`,
+    );
+    const { ANTHROPIC_API_KEY: _k, ANTHROPIC_BASE_URL: _u, ...rest } = ex.env;
+    const missing = await runTerfyn(ex.args, ex.project, rest);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("set TEAM_CLAUDE_KEY");
+    expect(api.bodies).toHaveLength(0);
+    const r = await runTerfyn([...ex.args.slice(0, -1), `${ex.runDir}-2`], ex.project, {
+      ...rest,
+      TEAM_CLAUDE_KEY: "sk-ant-team",
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(api.bodies).toHaveLength(2);
+    expect(api.problems).toEqual([]);
   });
 
   it("messagesProblems catches what the API refuses", () => {

@@ -60,6 +60,9 @@ export const DIAGNOSTIC_CODES = {
   // Warnings: the provider decides what it serves; the installed SDK's list may lag behind it.
   TF3012: { severity: "warning", title: "deprecated model" },
   TF3013: { severity: "warning", title: "model unknown to the provider's SDK" },
+  // Errors: a model Terfyn cannot call fails every run; a setting it does not read is not applied.
+  TF3014: { severity: "error", title: "model provider without an adapter" },
+  TF3015: { severity: "error", title: "invalid provider setting" },
   TF4001: { severity: "error", title: "argument type mismatch" },
   TF4002: { severity: "error", title: "wrong number of arguments" },
   TF4003: { severity: "error", title: "assignment type mismatch" },

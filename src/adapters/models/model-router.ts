@@ -24,6 +24,11 @@ export class ModelRouter implements ModelPort {
       model?: string;
       /** Run these agents on these models (wins over `model`; the script still wins). */
       agentModels?: Readonly<Record<string, string>>;
+      /**
+       * The project's provider blocks: `apiKeyEnv` names the variable the key is read from
+       * (default ANTHROPIC_API_KEY), `baseUrl` the API's base URL (default ANTHROPIC_BASE_URL).
+       */
+      providers?: Readonly<Record<string, Readonly<Record<string, string>>>>;
       env: Record<string, string | undefined>;
     },
   ) {}
@@ -44,14 +49,15 @@ export class ModelRouter implements ModelPort {
     }
     if (provider === "mock") return this.mock.turn(request);
     if (provider === "anthropic") {
-      const key = this.options.env.ANTHROPIC_API_KEY;
-      if (!key)
-        throw new Error(`agent ${request.agent} uses ${request.model}: set ANTHROPIC_API_KEY`);
+      const block = this.options.providers?.anthropic;
+      const keyEnv = block?.apiKeyEnv ?? "ANTHROPIC_API_KEY";
+      const key = this.options.env[keyEnv];
+      if (!key) throw new Error(`agent ${request.agent} uses ${request.model}: set ${keyEnv}`);
       // Imported on first use: the SDK is most of the code a run on the mock or a script
       // would otherwise compile at start (~380 KB of the review command's bundle).
       // The base URL from the run's environment (not the SDK's own read of process.env): a
       // proxy or a local server speaking the Messages API.
-      const baseURL = this.options.env.ANTHROPIC_BASE_URL?.trim();
+      const baseURL = block?.baseUrl ?? this.options.env.ANTHROPIC_BASE_URL?.trim();
       this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(key, {
         ...(baseURL ? { baseURL } : {}),
       });

@@ -535,6 +535,9 @@ async function execute(x: ExecuteInput): Promise<number> {
         model: new ModelRouter({
           ...(script ? { script } : {}),
           forceScript: x.forceScript && script !== undefined,
+          providers: Object.fromEntries(
+            [...x.project.providerSettings].map(([name, p]) => [name, p.settings]),
+          ),
           env: io.env,
         }),
         tools,

@@ -60,7 +60,55 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const MAX_MAX_TOKENS = 1_000_000;
 
 /** Providers every project knows; others need a `provider NAME { … }` declaration. */
-export const BUILTIN_PROVIDERS = ["mock", "anthropic", "replay"] as const;
+export const BUILTIN_PROVIDERS = ["mock", "anthropic"] as const;
+
+/** The providers Terfyn has a model adapter for: a model of any other fails every run. */
+export const ADAPTER_PROVIDERS: readonly string[] = ["mock", "anthropic"];
+
+/** Why a provider block's `key "value"` cannot be used, if it cannot. */
+function providerSettingProblem(
+  provider: string,
+  key: string,
+  value: string,
+): { message: string; hint?: string } | undefined {
+  if (provider === "mock") return { message: "the mock provider takes no settings" };
+  if (!Object.hasOwn(PROVIDER_SETTINGS, key))
+    return {
+      message: `\`${key}\` is not a provider setting Terfyn reads, so it would not be applied`,
+      hint:
+        didYouMean(key, Object.keys(PROVIDER_SETTINGS)) ??
+        `the settings: ${Object.entries(PROVIDER_SETTINGS)
+          .map(([k, v]) => `${k} (${v})`)
+          .join(", ")}`,
+    };
+  if (key === "apiKeyEnv" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value))
+    return {
+      message: `apiKeyEnv must name an environment variable, not ${JSON.stringify(value)}`,
+      hint: "the key itself never goes in a project: name the variable that holds it",
+    };
+  if (key === "baseUrl") {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {}
+    if (
+      !url ||
+      (url.protocol !== "https:" && url.protocol !== "http:") ||
+      url.username ||
+      url.password
+    )
+      return {
+        message: `baseUrl must be an http or https URL without credentials, not ${JSON.stringify(value)}`,
+      };
+  }
+  return undefined;
+}
+
+/** What a provider block may set, and for which providers. */
+const PROVIDER_SETTINGS: Readonly<Record<string, string>> = {
+  apiKeyEnv: "the environment variable the key is read from",
+  baseUrl: "the API's base URL (a proxy, a gateway, a compatible server)",
+};
 const MOCK_MODELS = ["gpt-4", "script"];
 
 /** Operations the native workspace adapter implements. */
@@ -315,7 +363,19 @@ class Resolver {
     const providerSettings = new Map<string, { settings: Record<string, string>; span: Span }>();
     for (const [name, { decl, file }] of providerDecls) {
       const values: Record<string, string> = {};
-      for (const s of decl.settings) values[s.key.name] = s.value.value;
+      for (const s of decl.settings) {
+        this.checkProviderSetting(name, s.key.name, s.value.value, this.span(file, s.key.range));
+        values[s.key.name] = s.value.value;
+      }
+      if (!ADAPTER_PROVIDERS.includes(name))
+        this.diagnostics.push(
+          diagnostic(
+            "TF3014",
+            this.span(file, decl.name.range),
+            `Terfyn has no model adapter for the provider \`${name}\`: its models cannot run`,
+            { hint: `declare only ${ADAPTER_PROVIDERS.filter((p) => p !== "mock").join(", ")}` },
+          ),
+        );
       providerSettings.set(name, { settings: values, span: this.span(file, decl.range) });
     }
     const project: ResolvedProject = {
@@ -646,6 +706,15 @@ class Resolver {
     return tools;
   }
 
+  /** A provider block's setting: one Terfyn reads, with a value it can use. */
+  private checkProviderSetting(provider: string, key: string, value: string, span: Span): void {
+    const problem = providerSettingProblem(provider, key, value);
+    if (problem)
+      this.diagnostics.push(
+        diagnostic("TF3015", span, problem.message, problem.hint ? { hint: problem.hint } : {}),
+      );
+  }
+
   private checkModel(model: string, span: Span, providers: Set<string>): void {
     const slash = model.indexOf("/");
     if (slash <= 0 || slash === model.length - 1) {
@@ -662,13 +731,13 @@ class Resolver {
       const hint = didYouMean(provider, providers);
       this.diagnostics.push(
         diagnostic("TF3007", span, `unknown model provider \`${provider}\` in \`${model}\``, {
-          hint:
-            hint ??
-            `declare it with \`provider ${provider} { apiKeyEnv "…" }\`, or use one of: ${[...providers].join(", ")}`,
+          hint: hint ?? `the model providers: ${[...providers].join(", ")}`,
         }),
       );
       return;
     }
+    // Declared without an adapter: reported once, at its provider block (TF3014).
+    if (!ADAPTER_PROVIDERS.includes(provider)) return;
     if (provider === "anthropic") {
       const eol = DEPRECATED_ANTHROPIC_MODELS[rest];
       if (eol !== undefined)

@@ -117,9 +117,7 @@ export function composeReport(r: ReportInput): string {
     `# Review run: ${r.terminal}`,
     "",
     // A run that proved no committed change (no fix, or a build that changed nothing) claims no proof.
-    r.terminal === "done" && r.proven === false
-      ? DONE_WITHOUT_CODE
-      : HEADLINE[r.terminal],
+    r.terminal === "done" && r.proven === false ? DONE_WITHOUT_CODE : HEADLINE[r.terminal],
     "",
     // Terfyn's own sentence (it may quote an item or a person's stop reason): one line, its
     // invisible characters shown.
