@@ -100,6 +100,18 @@ const journalOf = (runDir: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/** The local API answering each agent's first request with its output, and the example on it. */
+async function oneTurnEach() {
+  const api = await startMessagesApi(
+    perAgent({
+      Implementer: [{ content: [output("toolu_i", state(false, "added"))] }],
+      Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
+    }),
+  );
+  apis.push(api);
+  return { api, ex: example(api) };
+}
+
 /** `terfyn run` of the example, in process. */
 async function run(api: MessagesApi) {
   const ex = example(api);
@@ -296,14 +308,7 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
   }, 120_000);
 
   it("each agent's maxTokens and temperature reach its requests; unsaid, max_tokens is 4096 and no temperature is sent", async () => {
-    const api = await startMessagesApi(
-      perAgent({
-        Implementer: [{ content: [output("toolu_i", state(false, "added"))] }],
-        Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
-      }),
-    );
-    apis.push(api);
-    const ex = example(api);
+    const { api, ex } = await oneTurnEach();
     edit(
       ex.project,
       "main.agent",
@@ -361,14 +366,7 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
   });
 
   it("a provider block is honoured: the key from its apiKeyEnv, the API at its baseUrl (no ANTHROPIC_* variable set)", async () => {
-    const api = await startMessagesApi(
-      perAgent({
-        Implementer: [{ content: [output("toolu_i", state(false, "added"))] }],
-        Reviewer: [{ content: [output("toolu_r", state(true, "fine"))] }],
-      }),
-    );
-    apis.push(api);
-    const ex = example(api);
+    const { api, ex } = await oneTurnEach();
     writeFileSync(
       join(ex.project, "provider.agent"),
       `provider anthropic { apiKeyEnv "TEAM_CLAUDE_KEY" baseUrl "${api.origin}" }\n`,
