@@ -284,6 +284,7 @@ async function runJob(
     runsDir,
     agents,
     sandbox,
+    // The workflow's own input only: `{}` keeps the App's TERFYN_APP_AGENT_MODELS out of a job.
     model: deps.model ?? modelFromEnv(env, inputs.agentModels ?? {}),
     cloneUrl: () => url,
     now,

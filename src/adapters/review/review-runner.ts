@@ -679,8 +679,8 @@ export function modelFromEnv(
 
 /**
  * TERFYN_APP_AGENT_MODELS (`Name=provider/model`, comma-separated): which shipped agents run on
- * another model than they declare. Checked against the agents at the App's start
- * (agentModelsProblem); here an entry that does not parse is an error, never skipped.
+ * another model than they declare. The App's start (src/app/server.ts) calls this to refuse a
+ * bad value; here too an entry that does not parse is an error, never skipped.
  */
 export function appAgentModels(env: Readonly<Record<string, string | undefined>>): AgentModels {
   const parsed = parseAgentModels(
