@@ -6,14 +6,12 @@
  * answers in prose, stops at max_tokens with nothing said, corrects itself twice, or calls tools
  * in the same turn as its output must neither break the conversation nor lose a tool call.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AnthropicModel } from "../src/adapters/models/anthropic.ts";
 import { runTerfyn } from "./helpers/cli.ts";
-import { copyExample, edit } from "./helpers/example-project.ts";
+import { edit } from "./helpers/example-project.ts";
 import {
   type Answer,
   type MessagesApi,
@@ -21,24 +19,20 @@ import {
   messagesProblems,
   startMessagesApi,
 } from "./helpers/messages-api.ts";
-
-const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
-
-/** This environment without Terfyn's own settings (a child CLI starts from the test's env). */
-function cleanEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith("TERFYN_") && k !== "NODE_OPTIONS") out[k] = v;
-  return out;
-}
+import {
+  exampleOn,
+  journalOf,
+  perAgent as perAgentOf,
+  state,
+  TASK,
+  terminateWhileAsked,
+} from "./helpers/model-run.ts";
 
 const apis: MessagesApi[] = [];
 afterEach(async () => {
   for (const a of apis.splice(0)) await a.close();
 });
 
-const TASK = "Add a function Add(a, b int) int to src/add.go.";
-const state = (approved: boolean, feedback: string) => ({ task: TASK, approved, feedback });
 const output = (id: string, input: unknown) => ({
   type: "tool_use" as const,
   id,
@@ -57,48 +51,14 @@ const agentOf = (body: MessagesRequest) =>
   /You are the (Implementer|Reviewer)/.exec(JSON.stringify(body.system))?.[1] ?? "?";
 
 /** Answers each agent's requests in turn from its own list. */
-function perAgent(script: Record<string, Answer[]>) {
-  const seen: Record<string, number> = {};
-  return (body: MessagesRequest): Answer => {
-    const agent = agentOf(body);
-    const n = seen[agent] ?? 0;
-    seen[agent] = n + 1;
-    const answer = script[agent]?.[n];
-    if (!answer) throw new Error(`no answer scripted for ${agent}'s request ${n}`);
-    return answer;
-  };
-}
+const perAgent = (script: Record<string, Answer[]>) => perAgentOf(agentOf, script);
 
 /** The implement-review example with every agent on `anthropic/claude-test`, and its run's args. */
-function example(api: MessagesApi) {
-  const project = copyExample();
-  edit(project, "main.agent", 'model "mock/gpt-4"', 'model "anthropic/claude-test"');
-  const workspace = mkdtempSync(join(tmpdir(), "terfyn-ws-"));
-  const runDir = join(mkdtempSync(join(tmpdir(), "terfyn-run-")), "run");
-  const args = [
-    "run",
-    "workflow/ImplementAndReview",
-    "--project",
-    project,
-    "--input-file",
-    join(project, "fixtures", "task.json"),
-    "--run-dir",
-    runDir,
-  ];
-  const env = {
+const example = (api: MessagesApi) =>
+  exampleOn("anthropic/claude-test", {
     ANTHROPIC_API_KEY: "sk-ant-test",
     ANTHROPIC_BASE_URL: api.origin,
-    TERFYN_WORKSPACE_ROOT: workspace,
-    TERFYN_WORKSPACE_TEST_COMMAND: "true",
-  };
-  return { project, workspace, runDir, args, env };
-}
-
-const journalOf = (runDir: string) =>
-  readFileSync(join(runDir, "journal.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  });
 
 /** The local API answering each agent's first request with its output, and the example on it. */
 async function oneTurnEach() {
@@ -284,21 +244,14 @@ describe("the Anthropic adapter's conversations, against a local Messages API", 
     const answer = api.respond;
     api.respond = (body, n) => (hang && n === 0 ? "hang" : answer(body, n));
     const ex = example(api);
-    const child = spawn(process.execPath, [BIN, ...ex.args], {
-      cwd: ex.project,
-      env: { ...cleanEnv(), ...ex.env, NO_COLOR: "1", TERFYN_FROM_SOURCE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-    const deadline = Date.now() + 60_000;
-    while (api.bodies.length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    const sent = Date.now();
-    child.kill("SIGTERM");
-    expect(await exited, stderr).toBe(143);
-    expect(Date.now() - sent).toBeLessThan(10_000);
+    const { code, ms, stderr } = await terminateWhileAsked(
+      ex.args,
+      ex.project,
+      ex.env,
+      () => api.bodies.length > 0,
+    );
+    expect(code, stderr).toBe(143);
+    expect(ms).toBeLessThan(10_000);
     expect(stderr).toContain("resume with");
     hang = false;
     const resumed = await runTerfyn(["run", "--resume", ex.runDir], ex.project, ex.env);

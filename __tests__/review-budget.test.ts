@@ -66,6 +66,16 @@ describe("terfyn review's model budget", () => {
       cache_creation_input_tokens: 800,
       cache_read_input_tokens: 2000,
       token_limit: 3000,
+      // Kept per model for the cost: every call, and its tokens by kind.
+      by_model: {
+        "mock/script": {
+          calls: 2,
+          input_tokens: 200,
+          output_tokens: 100,
+          cache_creation_input_tokens: 800,
+          cache_read_input_tokens: 2000,
+        },
+      },
     });
   }, 60_000);
 });

@@ -33,6 +33,7 @@ import type { GitHubGateway, IssueComment, RepoRef } from "../adapters/github/ga
 import { MIN_STATE_KEY_BYTES, RUN_ID, RunStateRef } from "../adapters/github/run-state-ref.ts";
 import { endedWell, findLedger, statusReporter } from "../adapters/github/status-reporter.ts";
 import type { WorkFiles } from "../adapters/review/local-effects.ts";
+import { loadPriceTable } from "../adapters/review/model-budget.ts";
 import {
   gitAuthEnv,
   inProcessRunner,
@@ -293,6 +294,7 @@ async function runJob(
     restoreWork: async () => restored,
     ...(inputs.maxModelCalls !== undefined ? { maxModelCalls: inputs.maxModelCalls } : {}),
     ...(inputs.maxTokens !== undefined ? { maxTokens: inputs.maxTokens } : {}),
+    prices: await loadPriceTable(undefined, env),
   });
   const p = r.paths(run);
 

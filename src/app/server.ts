@@ -23,6 +23,7 @@
  */
 
 import { createProbot, run } from "probot";
+import { loadPriceTable } from "../adapters/review/model-budget.ts";
 import { appAgentModels, defaultRunsDir, shippedAgents } from "../adapters/review/review-runner.ts";
 import { workerRunner } from "../adapters/review/worker-runner.ts";
 import { openSandbox, visibleInSandbox } from "../adapters/sandbox/open-sandbox.ts";
@@ -55,6 +56,12 @@ try {
   appAgentModels(process.env);
 } catch (e) {
   envCheck.problems.push((e as Error).message);
+}
+try {
+  // The price table the status comment's cost estimate is priced with (TERFYN_PRICES).
+  await loadPriceTable(undefined, process.env);
+} catch (e) {
+  envCheck.problems.push(`TERFYN_PRICES: ${(e as Error).message}`);
 }
 if (envCheck.problems.length > 0) {
   process.stderr.write(appEnvMessage(envCheck.problems));

@@ -26,3 +26,18 @@ export function parseFlags<T extends FlagSpec>(command: string, argv: string[], 
     throw new UsageError(`${command}: ${msg}${hint ? ` (${hint.replace("`", "`--")})` : ""}`);
   }
 }
+
+/** A flag's positive whole number (up to 12 digits), or undefined when not given. */
+export function wholeNumber(
+  command: string,
+  v: string | boolean | undefined,
+  flag: string,
+): number | undefined {
+  if (v === undefined) return undefined;
+  const text = String(v).trim();
+  if (!/^[1-9][0-9]{0,11}$/.test(text))
+    throw new UsageError(
+      `${command}: ${flag} must be a positive whole number, not ${JSON.stringify(v)}`,
+    );
+  return Number(text);
+}

@@ -13,21 +13,29 @@
  * conversation and adds a turn, reads everything before its new turn from the cache.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
+import type { TokenUsage } from "../../core/engine/journal.ts";
 import {
   type ConversationMessage,
+  type ModelAnswer,
   type ModelPort,
   type ModelRequest,
   ModelUnavailable,
 } from "../../core/engine/ports.ts";
 import { DEFAULT_MAX_TOKENS } from "../../core/model/resolve-project.ts";
+import {
+  asObject,
+  boundedRetryAfter,
+  EARLY,
+  isObject,
+  isOutageStatus,
+  MAX_RETRY_WAIT_SECONDS,
+  NOTHING_SAID,
+  OUTPUT_TOOL,
+  OUTPUT_TOOL_DESCRIPTION,
+  toApiName,
+} from "./tool-wire.ts";
 
-const OUTPUT_TOOL = "submit_output";
-
-/** Anthropic tool names allow [a-zA-Z0-9_-]; `tool.workspace.read_file` becomes `workspace__read_file`. */
-export function toApiName(ref: string): string {
-  return ref.replace(/^tool\./, "").replace(/\./g, "__");
-}
+export { toApiName };
 
 export class AnthropicModel implements ModelPort {
   private readonly client: Anthropic;
@@ -53,7 +61,7 @@ export class AnthropicModel implements ModelPort {
     });
   }
 
-  async turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
+  async turn(request: ModelRequest): Promise<ModelAnswer> {
     const model = request.model.replace(/^anthropic\//, "");
     const names = new Map(request.tools.map((t) => [toApiName(t.name), t.name]));
     const tools: Anthropic.Tool[] = request.tools.map((t) => ({
@@ -63,7 +71,7 @@ export class AnthropicModel implements ModelPort {
     }));
     tools.push({
       name: OUTPUT_TOOL,
-      description: "Give your final output. Call this exactly once, when you are done.",
+      description: OUTPUT_TOOL_DESCRIPTION,
       input_schema: (request.outputSchema ?? { type: "object" }) as Anthropic.Tool.InputSchema,
     });
     const system = request.system || `You are ${request.agent}.`;
@@ -172,55 +180,17 @@ function withLatestTurnCached(messages: Anthropic.MessageParam[]): Anthropic.Mes
   return out;
 }
 
-/** The longest wait before a retry the API may ask for; a longer one is cut to this. */
-export const MAX_RETRY_WAIT_SECONDS = 60;
-
-/**
- * `fetch` as the SDK's retries see it, with a `retry-after` (or `retry-after-ms`) longer than
- * MAX_RETRY_WAIT_SECONDS cut to it: the SDK would otherwise sleep as long as the API says (an
- * hour for `retry-after: 3600`). An outage that outlasts the retries ends the step as
- * unavailable, and the run is resumed later instead of hanging.
- */
-function boundedRetryAfter(inner: typeof fetch, cap: number): typeof fetch {
-  return async (input, init) => {
-    const res = await inner(input, init);
-    if (waitSeconds(res.headers) <= cap) return res;
-    const headers = new Headers(res.headers);
-    headers.delete("retry-after");
-    headers.set("retry-after-ms", String(Math.round(cap * 1000)));
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-  };
-}
-
-/** How long a response asks to wait before a retry, in seconds (0 when it does not say). */
-function waitSeconds(headers: Headers): number {
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null && Number.isFinite(Number(ms))) return Number(ms) / 1000;
-  const after = headers.get("retry-after");
-  if (after === null || after.trim() === "") return 0;
-  if (Number.isFinite(Number(after))) return Number(after);
-  const at = Date.parse(after);
-  return Number.isNaN(at) ? 0 : (at - Date.now()) / 1000;
-}
-
 /** The SDK's error as ModelUnavailable when it is an outage (after the SDK's retries). */
 function unavailable(e: unknown): ModelUnavailable | undefined {
   if (e instanceof Anthropic.APIUserAbortError) return undefined;
   if (e instanceof Anthropic.APIConnectionError)
     return new ModelUnavailable(`cannot reach the API: ${e.message}`);
   if (e instanceof Anthropic.APIError && e.status !== undefined) {
-    if (e.status === 408 || e.status === 409 || e.status === 429 || e.status >= 500)
+    if (isOutageStatus(e.status))
       return new ModelUnavailable(`the API answered ${e.status} after retries: ${e.message}`);
   }
   return undefined;
 }
-
-/** What an assistant turn with nothing to replay says, so the message is never empty. */
-const NOTHING_SAID = "(no answer)";
-
-/** The answer to an output call that was not taken (the engine's correction says why). */
-const EARLY =
-  "Not taken: submit_output was called in the same turn as other tools, before their results. Read the results, then call submit_output on its own.";
 
 /**
  * The engine's conversation as the Messages API takes it. Each output call is replayed under its
@@ -315,9 +285,3 @@ function toApiMessages(messages: ConversationMessage[]): Anthropic.MessageParam[
   }
   return out;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A tool call's input as the API requires it: an object (anything else is wrapped). */
-const asObject = (v: unknown): Record<string, unknown> => (isObject(v) ? v : { value: v });

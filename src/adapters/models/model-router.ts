@@ -1,19 +1,67 @@
 /**
  * Picks the model adapter for each agent turn by its provider: `mock/gpt-4`, `mock/script`
- * (the project's or --model-script's script), `anthropic/…` (key from ANTHROPIC_API_KEY).
+ * (the project's or --model-script's script), `anthropic/…` (key from ANTHROPIC_API_KEY),
+ * `openai/…` (key from OPENAI_API_KEY; any OpenAI-compatible server at a base URL).
  * With a --model-script every agent is driven by the script, whatever its declared model; with
  * `model` every agent runs on that model instead of its declared one (`terfyn review` runs its
  * agents on the mock unless told otherwise).
  */
-import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
-import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
+import type { ModelAnswer, ModelPort, ModelRequest } from "../../core/engine/ports.ts";
 import type { AnthropicModel } from "./anthropic.ts";
 import { MockGpt4 } from "./mock-gpt4.ts";
 import type { ScriptedModel } from "./model-script.ts";
+import type { MaxTokensField, OpenAIModel } from "./openai.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+type ProviderBlock = Readonly<Record<string, string>>;
+
+/** The providers with an API behind them, and the variables they read when no block says. */
+const ENDPOINTS = {
+  anthropic: { keyEnv: "ANTHROPIC_API_KEY", urlEnv: "ANTHROPIC_BASE_URL" },
+  openai: { keyEnv: "OPENAI_API_KEY", urlEnv: "OPENAI_BASE_URL" },
+} as const;
+
+/**
+ * The key sent to a server on this machine that was given none: OpenAI-compatible local servers
+ * (Ollama, llama.cpp) take no key, but the SDK will not send a request without one.
+ */
+export const LOCAL_SERVER_KEY = "no-key";
+
+/**
+ * Where a provider's API is and the key for it: the provider block's `baseUrl` and `apiKeyEnv`,
+ * else the provider's own variables in the run's environment (never this process's).
+ * `missingKey` names the variable to set when there is no key (an OpenAI-compatible server on a
+ * loopback address needs none).
+ */
+export function endpointOf(
+  provider: keyof typeof ENDPOINTS,
+  block: ProviderBlock | undefined,
+  env: Env,
+): { key?: string; baseURL?: string; missingKey?: string } {
+  const keyEnv = block?.apiKeyEnv ?? ENDPOINTS[provider].keyEnv;
+  const baseURL = block?.baseUrl ?? (env[ENDPOINTS[provider].urlEnv]?.trim() || undefined);
+  const url = baseURL ? { baseURL } : {};
+  const key = env[keyEnv];
+  if (key) return { key, ...url };
+  if (provider === "openai" && baseURL && isLoopback(baseURL))
+    return { key: LOCAL_SERVER_KEY, ...url };
+  return { ...url, missingKey: keyEnv };
+}
+
+function isLoopback(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
 
 export class ModelRouter implements ModelPort {
   private readonly mock = new MockGpt4();
   private anthropic: AnthropicModel | undefined;
+  private openai: OpenAIModel | undefined;
 
   constructor(
     private readonly options: {
@@ -28,12 +76,12 @@ export class ModelRouter implements ModelPort {
        * The project's provider blocks: `apiKeyEnv` names the variable the key is read from
        * (default ANTHROPIC_API_KEY), `baseUrl` the API's base URL (default ANTHROPIC_BASE_URL).
        */
-      providers?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-      env: Record<string, string | undefined>;
+      providers?: Readonly<Record<string, ProviderBlock>>;
+      env: Env;
     },
   ) {}
 
-  async turn(declared: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
+  async turn(declared: ModelRequest): Promise<ModelAnswer> {
     const over = this.options.agentModels;
     // Own keys only: an agent named like an object's property is not overridden by it.
     const chosen =
@@ -45,47 +93,49 @@ export class ModelRouter implements ModelPort {
         throw new Error(
           `agent ${request.agent} uses mock/script but no model script was given (--model-script FILE or the project's spec.modelScript)`,
         );
-      return this.options.script.turn(request);
+      return { ...(await this.options.script.turn(request)), model: "mock/script" };
     }
-    if (provider === "mock") return this.mock.turn(request);
-    if (provider === "anthropic") {
-      const block = this.options.providers?.anthropic;
-      const keyEnv = block?.apiKeyEnv ?? "ANTHROPIC_API_KEY";
-      const key = this.options.env[keyEnv];
-      if (!key) throw new Error(`agent ${request.agent} uses ${request.model}: set ${keyEnv}`);
-      // Imported on first use: the SDK is most of the code a run on the mock or a script
-      // would otherwise compile at start (~380 KB of the review command's bundle).
-      // The base URL from the run's environment (not the SDK's own read of process.env): a
-      // proxy or a local server speaking the Messages API.
-      const baseURL = block?.baseUrl ?? this.options.env.ANTHROPIC_BASE_URL?.trim();
-      this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(key, {
-        ...(baseURL ? { baseURL } : {}),
+    if (provider === "mock") return { ...(await this.mock.turn(request)), model: request.model };
+    if (provider === "anthropic" || provider === "openai") {
+      const end = endpointOf(provider, this.options.providers?.[provider], this.options.env);
+      if (end.key === undefined)
+        throw new Error(`agent ${request.agent} uses ${request.model}: set ${end.missingKey}`);
+      const options = { ...(end.baseURL ? { baseURL: end.baseURL } : {}) };
+      // Imported on first use: an SDK is most of the code a run on the mock or a script would
+      // otherwise compile at start (~380 KB of the review command's bundle for Anthropic's).
+      if (provider === "anthropic") {
+        this.anthropic ??= new (await import("./anthropic.ts")).AnthropicModel(end.key, options);
+        return { ...(await this.anthropic.turn(request)), model: request.model };
+      }
+      const field = this.options.providers?.openai?.maxTokensField as MaxTokensField | undefined;
+      this.openai ??= new (await import("./openai.ts")).OpenAIModel(end.key, {
+        ...options,
+        ...(field ? { maxTokensField: field } : {}),
       });
-      return this.anthropic.turn(request);
+      return { ...(await this.openai.turn(request)), model: request.model };
     }
     throw new Error(
-      `no adapter for the model provider \`${provider}\` of agent ${request.agent} (available: mock, anthropic)`,
+      `no adapter for the model provider \`${provider}\` of agent ${request.agent} (available: ${MODEL_PROVIDERS.join(", ")})`,
     );
   }
 }
 
 /** The model providers this router has an adapter for. */
-export const MODEL_PROVIDERS = ["mock", "anthropic"] as const;
+export const MODEL_PROVIDERS = ["mock", "anthropic", "openai"] as const;
 
 /**
- * Why `models` cannot be run with `env`, before any work: an unknown provider, or an
- * `anthropic/…` model with no ANTHROPIC_API_KEY. Undefined when they can.
+ * Why `models` cannot be run with `env`, before any work: an unknown provider, or a model whose
+ * provider has no key (endpointOf). Undefined when they can.
  */
-export function modelProblem(
-  models: readonly string[],
-  env: Record<string, string | undefined>,
-): string | undefined {
+export function modelProblem(models: readonly string[], env: Env): string | undefined {
   for (const m of models) {
     const [provider, name] = m.split("/", 2);
     if (!(MODEL_PROVIDERS as readonly string[]).includes(provider ?? "") || !name)
-      return `no adapter for the model \`${m}\` (use anthropic/<model>, or mock/gpt-4)`;
-    if (provider === "anthropic" && !env.ANTHROPIC_API_KEY)
-      return `${m} needs ANTHROPIC_API_KEY in the environment; nothing was started`;
+      return `no adapter for the model \`${m}\` (use anthropic/<model>, openai/<model>, or mock/gpt-4)`;
+    if (provider === "anthropic" || provider === "openai") {
+      const { missingKey } = endpointOf(provider, undefined, env);
+      if (missingKey) return `${m} needs ${missingKey} in the environment; nothing was started`;
+    }
   }
   return undefined;
 }

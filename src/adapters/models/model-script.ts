@@ -7,11 +7,9 @@
  * model's usage is: journaled, and counted against the App's token budget.
  */
 import { readFile } from "node:fs/promises";
-import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { QUIET_YAML, yamlDocumentValue } from "../../core/config/yaml-value.ts";
-import type { ModelResponse, TokenUsage } from "../../core/engine/journal.ts";
-import type { ModelPort, ModelRequest } from "../../core/engine/ports.ts";
+import { readYamlFile } from "../../core/config/yaml-file.ts";
+import type { ModelAnswer, ModelPort, ModelRequest } from "../../core/engine/ports.ts";
 
 const tokens = z.number().int().nonnegative();
 const usageSchema = z
@@ -67,48 +65,23 @@ export class ScriptedModel implements ModelPort {
   }
 
   static parse(path: string, text: string): ScriptedModel {
-    const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, ...QUIET_YAML });
-    if (doc.errors.length > 0) {
-      const e = doc.errors[0];
-      const pos = e ? lineCounter.linePos(e.pos[0]) : { line: 1, col: 1 };
-      throw new ModelScriptError(`${path}:${pos.line}:${pos.col}: ${e?.message.split("\n")[0]}`);
-    }
-    // Alias bombs, unknown aliases, self-containing values and collection keys: a located
-    // message here, not a thrown error (or a run that fails mid-way on a value that cannot be
-    // journaled).
-    const read = yamlDocumentValue(doc);
-    if (!read.ok) {
-      const pos = lineCounter.linePos(read.problem.range.start);
-      const hint = read.problem.hint === undefined ? "" : `; ${read.problem.hint}`;
-      throw new ModelScriptError(`${path}:${pos.line}:${pos.col}: ${read.problem.message}${hint}`);
-    }
-    const parsed = scriptSchema.safeParse(read.value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const p = issue?.path.filter((x): x is string | number => typeof x !== "symbol") ?? [];
-      let node = doc.contents as unknown;
-      let offset = 0;
-      for (const seg of p) {
-        const next = isMap(node)
-          ? node.get(seg, true)
-          : isSeq(node)
-            ? node.get(seg as number, true)
-            : undefined;
-        if (!next) break;
-        node = next;
-        offset = (next as { range?: [number] }).range?.[0] ?? offset;
-      }
-      const pos = lineCounter.linePos(offset);
-      throw new ModelScriptError(
-        `${path}:${pos.line}:${pos.col}: ${p.join(".") || "(script)"}: ${issue?.message ?? "invalid"} (a turn is { toolCalls: [{ tool, input }] } or { output: … }, with an optional usage: { input_tokens, output_tokens, cache_creation_input_tokens?, cache_read_input_tokens? })`,
-      );
-    }
-    return new ScriptedModel(path, parsed.data.agents);
+    const read = readYamlFile(
+      path,
+      text,
+      scriptSchema,
+      "a turn is { toolCalls: [{ tool, input }] } or { output: … }, with an optional usage: { input_tokens, output_tokens, cache_creation_input_tokens?, cache_read_input_tokens? }",
+    );
+    if (!read.ok) throw new ModelScriptError(read.message);
+    return new ScriptedModel(path, read.value.agents);
   }
 
-  async turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }> {
-    const turns = this.agents[request.agent];
+  async turn(request: ModelRequest): Promise<ModelAnswer> {
+    // `Agent@step` names the turns of one step of a review run (its repair turn, a re-plan).
+    const stepKey = request.step === undefined ? undefined : `${request.agent}@${request.step}`;
+    const turns =
+      stepKey !== undefined && Object.hasOwn(this.agents, stepKey)
+        ? this.agents[stepKey]
+        : this.agents[request.agent];
     if (!turns)
       throw new Error(`the model script ${this.path} has no turns for agent ${request.agent}`);
     const turn = turns[request.ordinal];

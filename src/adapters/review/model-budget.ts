@@ -5,8 +5,18 @@
  */
 import { readFile } from "node:fs/promises";
 import type { ModelPort } from "../../core/engine/ports.ts";
+import {
+  addUsage,
+  DEFAULT_PRICES,
+  describeCost,
+  estimateCost,
+  type PriceTable,
+  parsePriceTable,
+  type TokenCounts,
+} from "../../core/model/prices.ts";
 import { DEFAULT_MAX_TURNS } from "../../core/model/resolve-project.ts";
 import { DEFAULT_LIMITS } from "../../core/review/referee.ts";
+import { plural } from "../../core/words.ts";
 
 /**
  * The most model calls a run can need: each agent step the doctrine can take, at its agent's
@@ -49,6 +59,8 @@ export interface ModelSpend {
   cache_read_input_tokens?: number;
   /** The token budget: every token of every kind together. */
   token_limit: number;
+  /** The calls and tokens of each model that answered (`provider/model`), for the cost. */
+  by_model?: Record<string, TokenCounts>;
 }
 
 /** Every token the spend counts against the token budget: input of each kind and output. */
@@ -61,17 +73,55 @@ export function spentTokens(s: ModelSpend): number {
   );
 }
 
-/** The spend as one sentence: the calls, and the tokens by kind when the model reported them. */
-export function describeSpend(s: ModelSpend): string {
+/**
+ * The spend as one sentence: the calls, the tokens by kind when the model reported them, and
+ * the estimated cost from `prices`.
+ */
+export function describeSpend(s: ModelSpend, prices: PriceTable = DEFAULT_PRICES): string {
   const written = s.cache_creation_input_tokens ?? 0;
   const read = s.cache_read_input_tokens ?? 0;
+  /** " of N" against a budget; nothing when there is none. */
+  const of = (limit: number) => (Number.isFinite(limit) ? ` of ${limit}` : "");
   const tokens =
     spentTokens(s) === 0
       ? ""
       : written + read === 0
-        ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens of ${s.token_limit}`
-        : `, ${s.input_tokens} input, ${written} cache-write, ${read} cache-read and ${s.output_tokens} output tokens: ${spentTokens(s)} of ${s.token_limit}`;
-  return `${s.calls} of ${s.limit} model calls${tokens}`;
+        ? `, ${s.input_tokens} input and ${s.output_tokens} output tokens${of(s.token_limit)}`
+        : `, ${s.input_tokens} input, ${written} cache-write, ${read} cache-read and ${s.output_tokens} output tokens: ${spentTokens(s)}${of(s.token_limit)}`;
+  // Said when there is one: nothing for runs on the mock or a script, which cost nothing.
+  const estimate = s.by_model ? estimateCost(s.by_model, prices) : undefined;
+  const cost =
+    estimate && (estimate.usd > 0 || estimate.unpriced.length > 0)
+      ? `; ${describeCost(estimate)}`
+      : "";
+  const calls = Number.isFinite(s.limit)
+    ? `${s.calls} of ${s.limit} model calls`
+    : plural(s.calls, "model call");
+  return `${calls}${tokens}${cost}`;
+}
+
+/**
+ * The price table a process estimates costs with: the file `path` (a `--prices` flag), else
+ * TERFYN_PRICES, laid over the shipped prices; the shipped prices alone when neither is set.
+ * A file that cannot be read or is not a table is an error saying where.
+ */
+export async function loadPriceTable(
+  path: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<PriceTable> {
+  const file = path ?? (env.TERFYN_PRICES?.trim() || undefined);
+  if (file === undefined) return DEFAULT_PRICES;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new Error(
+      `cannot read the price table ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const parsed = parsePriceTable(file, text);
+  if (!parsed.ok) throw new Error(`the price table ${parsed.message}`);
+  return parsed.table;
 }
 
 /** What sets each budget, as the refusal names it (the App's variables unless said). */
@@ -113,6 +163,8 @@ export function budgeted(
       await save();
       const answer = await model.turn(request);
       const u = answer.usage;
+      spend.by_model ??= {};
+      addUsage(spend.by_model, answer.model ?? request.model, u);
       if (u) {
         spend.input_tokens += u.input_tokens;
         spend.output_tokens += u.output_tokens;
@@ -125,6 +177,7 @@ export function budgeted(
             (spend.cache_read_input_tokens ?? 0) + u.cache_read_input_tokens;
         await save();
       }
+      await save();
       return answer;
     },
   };
@@ -143,18 +196,50 @@ export async function readSpendFile(
   try {
     v = JSON.parse(await readFile(file, "utf8"));
   } catch {}
-  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+  const byModel = readByModel(v.by_model);
   return {
-    calls: n(v.calls),
+    calls: count(v.calls),
     limit,
-    input_tokens: n(v.input_tokens),
-    output_tokens: n(v.output_tokens),
-    ...(n(v.cache_creation_input_tokens) > 0
-      ? { cache_creation_input_tokens: n(v.cache_creation_input_tokens) }
+    input_tokens: count(v.input_tokens),
+    output_tokens: count(v.output_tokens),
+    ...(count(v.cache_creation_input_tokens) > 0
+      ? { cache_creation_input_tokens: count(v.cache_creation_input_tokens) }
       : {}),
-    ...(n(v.cache_read_input_tokens) > 0
-      ? { cache_read_input_tokens: n(v.cache_read_input_tokens) }
+    ...(count(v.cache_read_input_tokens) > 0
+      ? { cache_read_input_tokens: count(v.cache_read_input_tokens) }
       : {}),
     token_limit: tokenLimit,
+    ...(byModel ? { by_model: byModel } : {}),
   };
 }
+
+/** A kept per-model count; anything that is not one is left out (its cost then shows as none). */
+function readByModel(v: unknown): Record<string, TokenCounts> | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+  const out: Record<string, TokenCounts> = {};
+  for (const [model, c] of Object.entries(v as Record<string, unknown>)) {
+    if (typeof c !== "object" || c === null) continue;
+    const k = c as Record<string, unknown>;
+    const counts: TokenCounts = {
+      calls: count(k.calls),
+      input_tokens: count(k.input_tokens),
+      output_tokens: count(k.output_tokens),
+      ...(count(k.cache_creation_input_tokens) > 0
+        ? { cache_creation_input_tokens: count(k.cache_creation_input_tokens) }
+        : {}),
+      ...(count(k.cache_read_input_tokens) > 0
+        ? { cache_read_input_tokens: count(k.cache_read_input_tokens) }
+        : {}),
+    };
+    Object.defineProperty(out, model, {
+      value: counts,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** A kept count: a positive finite number, else zero. */
+const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);

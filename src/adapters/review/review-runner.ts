@@ -49,6 +49,7 @@ import { z } from "zod";
 import type { Ledger } from "../../core/app/triggers.ts";
 import type { ModelPort } from "../../core/engine/ports.ts";
 import { type AgentModels, parseAgentModels } from "../../core/model/agent-models.ts";
+import type { PriceTable } from "../../core/model/prices.ts";
 import type { ResolvedProject } from "../../core/model/project.ts";
 import type { TerminalState } from "../../core/review/phases.ts";
 import type { ReviewRunState } from "../../core/review/ports.ts";
@@ -126,6 +127,8 @@ export interface InProcessRunnerOptions {
    * reports them (TERFYN_APP_MAX_TOKENS). Default: `defaultTokenBudget` of the call budget.
    */
   maxTokens?: number;
+  /** What the report's cost estimate is priced with (default: the shipped prices). */
+  prices?: PriceTable;
   /** What this process can tell about a lock's owner (tests: a restarted App sees the old pid gone). */
   lockFacts?: HostFacts;
   /**
@@ -289,6 +292,7 @@ export function inProcessRunner(o: InProcessRunnerOptions): InProcessRunner {
       o.cloneUrl?.(job) ?? `https://github.com/${job.repo.owner}/${job.repo.repo}.git`,
     budget,
     tokenBudget: o.maxTokens ?? defaultTokenBudget(budget),
+    ...(o.prices ? { prices: o.prices } : {}),
     now,
     log,
     ...(o.env ? { env: o.env } : {}),

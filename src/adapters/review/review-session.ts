@@ -5,11 +5,13 @@
  * say so on the status comment. The model is counted against the run's budgets
  * (model-budget.ts); the token reaches only git's own processes (gitAuthEnv), never the sandbox.
  */
+
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Ledger } from "../../core/app/triggers.ts";
 import type { ModelPort } from "../../core/engine/ports.ts";
+import type { PriceTable } from "../../core/model/prices.ts";
 import type { ResolvedProject } from "../../core/model/project.ts";
 import type { RunStatusDetails } from "../../core/render/run-status.ts";
 import { runReview } from "../../core/review/orchestrator.ts";
@@ -44,6 +46,8 @@ export interface SessionContext {
   /** Model calls and tokens one run may spend over all its sessions. */
   budget: number;
   tokenBudget: number;
+  /** What the cost estimate is priced with (default: the shipped prices). */
+  prices?: PriceTable;
   now: () => Date;
   log: (line: string) => void;
   env?: Readonly<Record<string, string | undefined>>;
@@ -116,7 +120,7 @@ export async function runSession(
               head: saved.head,
               phase: st.phase,
             },
-            { note: `The run is in phase ${st.phase}.`, spend: describeSpend(spend) },
+            { note: `The run is in phase ${st.phase}.`, spend: describeSpend(spend, ctx.prices) },
             true,
           );
         }
@@ -125,7 +129,7 @@ export async function runSession(
       steps,
       now: () => now().toISOString(),
       progress,
-      spend: () => describeSpend(spend),
+      spend: () => describeSpend(spend, ctx.prices),
     });
   } finally {
     await rm(p.gitDir, { recursive: true, force: true });
@@ -145,7 +149,7 @@ export async function runSession(
   }
   const details: RunStatusDetails = {
     report,
-    spend: describeSpend(spend),
+    spend: describeSpend(spend, ctx.prices),
     ...(leftOut.length > 0 ? { leftOut } : {}),
     ...(notices.length > 0 ? { notices } : {}),
   };

@@ -9,9 +9,11 @@
  *
  * Started by `child_process.fork`; it talks only over the IPC channel (worker-protocol.ts).
  */
+
 import type { GitHubGateway } from "../github/gateway.ts";
 import type { RunReporter } from "../github/status-reporter.ts";
 import { openSandbox } from "../sandbox/open-sandbox.ts";
+import { loadPriceTable } from "./model-budget.ts";
 import {
   type InProcessRunner,
   inProcessRunner,
@@ -96,6 +98,8 @@ async function runnerFor(config: WorkerConfig, secrets: ModelSecrets): Promise<I
     ...(config.maxConcurrent ? { maxConcurrent: config.maxConcurrent } : {}),
     ...(config.maxModelCalls ? { maxModelCalls: config.maxModelCalls } : {}),
     ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
+    // TERFYN_PRICES reaches the worker's environment (it is not secret-shaped); checked at start.
+    prices: await loadPriceTable(undefined, process.env),
     ...(config.lockStaleSeconds ? { lockStaleSeconds: config.lockStaleSeconds } : {}),
     ...(config.commandTimeoutMs ? { commandTimeoutMs: config.commandTimeoutMs } : {}),
   });

@@ -31,12 +31,14 @@ import {
   defaultModelBudget,
   defaultTokenBudget,
   describeSpend,
+  loadPriceTable,
   readSpendFile,
 } from "../../adapters/review/model-budget.ts";
 import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
 import { type Sandbox, SandboxUnavailable } from "../../adapters/sandbox/sandbox.ts";
 import type { RuntimeProject } from "../../core/engine/runtime-project.ts";
 import { parseAgentModels } from "../../core/model/agent-models.ts";
+import type { PriceTable } from "../../core/model/prices.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import {
   abandonedRecord,
@@ -48,7 +50,7 @@ import {
 import type { TerminalState } from "../../core/review/phases.ts";
 import { DoctrineSteps } from "../../core/review/steps.ts";
 import { plural } from "../../core/words.ts";
-import { parseFlags } from "../args.ts";
+import { parseFlags, wholeNumber } from "../args.ts";
 import {
   readStdinFor,
   refuseStdinDirectories,
@@ -83,6 +85,8 @@ interface RunConfig {
   agentModels?: Record<string, string>;
   /** Some session of the run ran the repository's commands without the sandbox (--unconfined). */
   unconfined?: boolean;
+  /** This session's price table (never written to run.json). */
+  prices?: PriceTable;
 }
 
 /** Where a run keeps the request it was given on standard input (`--request -`). */
@@ -149,10 +153,11 @@ Options:
                        --model. - reads it from standard input: a new run keeps a copy
                        (model-script.yaml) for --resume; given to --resume, it drives that
                        session only
-  --model MODEL        the model the agents run on: anthropic/<model> for all of them, or
-                       \`declared\` for each agent's own (agents/review-response/main.agent:
-                       the Decider and Planner on a stronger tier than the TestWriter and
-                       Builder). Needs ANTHROPIC_API_KEY, checked before anything starts.
+  --model MODEL        the model the agents run on: anthropic/<model> or openai/<model> for all
+                       of them, or \`declared\` for each agent's own (agents/review-response/
+                       main.agent: the Decider and Planner on a stronger tier than the
+                       TestWriter and Builder). Needs ANTHROPIC_API_KEY or OPENAI_API_KEY
+                       (none for OPENAI_BASE_URL on this machine), checked before anything starts.
                        Default: the offline mock (mock/gpt-4). Kept in run.json for --resume
   --max-model-calls N  the model calls the run may make over all its sessions (default: every
                        agent step the doctrine can take, at its agent's maxTurns). Reaching it
@@ -161,7 +166,10 @@ Options:
   --max-tokens N       the tokens the run may spend over all its sessions as the model reports
                        them: input, output, and input written to and read from the prompt cache
                        (default 32,768 per call of the call budget). Kept like --max-model-calls.
-                       Every report says the spend (RUN_DIR/model-spend.json)
+                       Every report says the spend (RUN_DIR/model-spend.json) and its cost
+  --prices FILE        the price table of the cost estimate (YAML: provider/model: { input,
+                       output, cacheWrite?, cacheRead? } in US dollars per million tokens), laid
+                       over the shipped prices; default TERFYN_PRICES; for this session only
   --agent-model NAME=MODEL
                        run agent NAME (Decider, Planner, TestWriter, Builder) on MODEL instead,
                        whatever --model says; repeat it for several. Kept in run.json; given to
@@ -213,6 +221,7 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     "agent-model": { type: "string", multiple: true },
     "max-model-calls": { type: "string" },
     "max-tokens": { type: "string" },
+    prices: { type: "string" },
     stop: { type: "string" },
     reason: { type: "string" },
     by: { type: "string" },
@@ -322,14 +331,19 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
   // The agents, and whether the models they would run on can run at all, before anything starts.
   // Budgets: given at the start they are the run's; given to --resume they replace its own.
   const budgets = {
-    maxModelCalls: wholeNumber(
-      values["max-model-calls"] as string | undefined,
-      "--max-model-calls",
-    ),
-    maxTokens: wholeNumber(values["max-tokens"] as string | undefined, "--max-tokens"),
+    maxModelCalls: wholeNumber("review", values["max-model-calls"], "--max-model-calls"),
+    maxTokens: wholeNumber("review", values["max-tokens"], "--max-tokens"),
   };
   for (const [k, v] of Object.entries(budgets))
     if (v !== undefined) config[k as keyof typeof budgets] = v;
+  // The price table of this session's cost estimate (not kept: a resume reads TERFYN_PRICES or its own --prices).
+  const pricesFile =
+    values.prices === undefined ? undefined : resolve(io.cwd, values.prices as string);
+  try {
+    config.prices = await loadPriceTable(pricesFile, io.env);
+  } catch (e) {
+    throw new UserError(`review: ${(e as Error).message}`);
+  }
   const agents = await loadAgents(io, values.resume !== undefined ? runDir : undefined);
   const overrides = values["agent-model"] as string[] | undefined;
   if (overrides !== undefined && overrides.length > 0) {
@@ -370,7 +384,10 @@ export async function reviewCommand(argv: string[], io: CliIo): Promise<number> 
     if (values.resume === undefined) {
       refuseUsedRunDir(io, runDir, "terfyn review --resume");
       for (const copy of copies) await writeFile(join(runDir, copy.name), copy.text);
-      await writeFile(join(runDir, "run.json"), `${JSON.stringify(config, null, 2)}\n`);
+      await writeFile(
+        join(runDir, "run.json"),
+        `${JSON.stringify({ ...config, prices: undefined }, null, 2)}\n`,
+      );
     } else if (
       values.model !== undefined ||
       overrides?.length ||
@@ -550,18 +567,8 @@ async function localPorts(
     now: () => (io.now?.() ?? new Date()).toISOString(),
     progress: (l) => io.stderr(`terfyn: ${l}\n`),
     ...(config.unconfined ? { notice: UNCONFINED_NOTICE } : {}),
-    spend: () => describeSpend(spend),
+    spend: () => describeSpend(spend, config.prices),
   };
-}
-
-/** A flag's positive whole number, or undefined when not given. */
-function wholeNumber(v: string | undefined, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^[1-9][0-9]{0,11}$/.test(v.trim()))
-    throw new UsageError(
-      `review: ${flag} must be a positive whole number, not ${JSON.stringify(v)}`,
-    );
-  return Number(v.trim());
 }
 
 /** Where a run keeps its model spend across sessions. */

@@ -8,6 +8,12 @@ import { relative, resolve } from "node:path";
 import { RunDirectoryError, type RunState, RunStore } from "../../adapters/fs/run-store.ts";
 import { ModelRouter } from "../../adapters/models/model-router.ts";
 import { ScriptedModel } from "../../adapters/models/model-script.ts";
+import {
+  budgeted,
+  describeSpend,
+  loadPriceTable,
+  type ModelSpend,
+} from "../../adapters/review/model-budget.ts";
 import { openSandbox } from "../../adapters/sandbox/open-sandbox.ts";
 import type { Sandbox } from "../../adapters/sandbox/sandbox.ts";
 import { buildToolPort } from "../../adapters/workspace/tool-router.ts";
@@ -15,6 +21,7 @@ import { type RunOutcome, runProgram } from "../../core/engine/interpreter.ts";
 import { compileProgram } from "../../core/engine/ir.ts";
 import type { JournalEvent } from "../../core/engine/journal.ts";
 import { schemaIssues } from "../../core/engine/values.ts";
+import { addUsage, type PriceTable, type TokenCounts } from "../../core/model/prices.ts";
 import { nestingProblem } from "../../core/nesting.ts";
 import { renderApprovalSubject } from "../../core/render/approval-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
@@ -26,7 +33,7 @@ import {
 import type { LockOwner } from "../../core/runs/run-lock.ts";
 import { didYouMean } from "../../core/suggest.ts";
 import { plural } from "../../core/words.ts";
-import { parseFlags } from "../args.ts";
+import { parseFlags, wholeNumber } from "../args.ts";
 import {
   readFileArg,
   readStdinFor,
@@ -41,7 +48,8 @@ import { loadProject, printDiagnostics } from "./project-context.ts";
 import { refuseMisplacedRunDir, refuseUsedRunDir, takeRunLock } from "./run-directory.ts";
 
 export const RUN_HELP = `Usage: terfyn run workflow/NAME --project DIR --input-file FILE [--model-script FILE] [--run-dir DIR]
-       terfyn run --resume RUN_DIR [--model-script FILE]
+                  [--max-model-calls N] [--max-tokens N] [--prices FILE]
+       terfyn run --resume RUN_DIR [--model-script FILE] [--max-model-calls N] [--max-tokens N] [--prices FILE]
 
 Run a workflow. Loops run at most their limit; every tool call is checked against the calling
 agent's grants (a call outside them is denied and journaled; nothing executes); workspace
@@ -70,6 +78,14 @@ Options:
                        - reads it from standard input, and the run keeps a copy for --resume
   --run-dir DIR        where to keep the run (default: the project's runs directory/<run id>)
   --resume RUN_DIR     continue a run that paused or stopped
+  --max-model-calls N  the most model calls the run may make over all its sessions (default:
+                       no budget beyond each agent's maxTurns); past it the next call is
+                       refused and the run fails, resumable with a larger budget
+  --max-tokens N       the most tokens (input of every kind and output, as the model reports
+                       them) the run may spend over all its sessions
+  --prices FILE        the price table for the cost estimate (YAML: provider/model: { input,
+                       output, cacheWrite?, cacheRead? } in US dollars per million tokens), laid
+                       over the shipped prices; default TERFYN_PRICES (docs/cli.md)
   --unconfined         run run_tests and command tools WITHOUT the sandbox, with this
                        process's own powers, files and network (say so only for code you
                        trust; the first line of the run's output says it)
@@ -93,6 +109,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     "run-dir": { type: "string" },
     resume: { type: "string" },
     unconfined: { type: "boolean" },
+    "max-model-calls": { type: "string" },
+    "max-tokens": { type: "string" },
+    prices: { type: "string" },
   });
   if (values.help) {
     io.stdout(RUN_HELP);
@@ -100,6 +119,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const scriptArg = values["model-script"] as string | undefined;
   const unconfined = values.unconfined === true;
+  const spending: Spending = {
+    budget: {
+      ...optional("calls", wholeNumber("run", values["max-model-calls"], "--max-model-calls")),
+      ...optional("tokens", wholeNumber("run", values["max-tokens"], "--max-tokens")),
+    },
+    prices: await loadPrices(values.prices as string | undefined, io),
+  };
   refuseTwoStdinReaders("run", {
     "--input-file": values["input-file"],
     "--model-script": scriptArg,
@@ -119,7 +145,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         "run: --resume RUN_DIR takes no workflow, --input-file or --run-dir (they are in the run directory)",
       );
     }
-    return resumeRun(resolve(io.cwd, values.resume as string), scriptArg, io, unconfined);
+    return resumeRun(resolve(io.cwd, values.resume as string), scriptArg, io, unconfined, spending);
   }
   const target = positionals[0];
   if (target === undefined || positionals.length > 1)
@@ -236,6 +262,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       raw,
       args,
       params: wf.params.length,
+      spending,
     });
   } finally {
     lock.release();
@@ -281,6 +308,7 @@ async function startRun(
     raw: unknown;
     args: unknown[];
     params: number;
+    spending: Spending;
   },
 ): Promise<number> {
   const { runId, workflow, program, scriptArg, raw, args } = x;
@@ -306,6 +334,7 @@ async function startRun(
   };
   if (scriptPath !== undefined) state.model_script = scriptPath;
   if (scriptArg !== undefined) (state as RunState & { force_script?: boolean }).force_script = true;
+  if (Object.keys(x.spending.budget).length > 0) state.budget = x.spending.budget;
   await store.writeInput(x.params === 1 ? args[0] : raw);
   await store.writeState(state);
   io.stderr(
@@ -328,6 +357,7 @@ async function startRun(
     history: [],
     prepared: x.prepared,
     forceScript: scriptArg !== undefined,
+    prices: x.spending.prices,
   });
 }
 
@@ -336,6 +366,7 @@ async function resumeRun(
   scriptArg: string | undefined,
   io: CliIo,
   unconfined: boolean,
+  spending: Spending,
 ): Promise<number> {
   const store = new RunStore(runDir, io.env);
   // Read first, without the lock: a directory that is not a run is refused before anything is
@@ -344,7 +375,7 @@ async function resumeRun(
   const lock = takeRunLock(io, runDir, `terfyn run --resume`);
   try {
     store.guard = () => lock.verify();
-    return await resumeLocked(store, scriptArg, io, lock.tookOver, unconfined);
+    return await resumeLocked(store, scriptArg, io, lock.tookOver, unconfined, spending);
   } finally {
     lock.release();
   }
@@ -356,6 +387,7 @@ async function resumeLocked(
   io: CliIo,
   tookOver: LockOwner | undefined,
   unconfined: boolean,
+  spending: Spending,
 ): Promise<number> {
   const runDir = store.dir;
   const state = (await store.readState()) as RunState & { force_script?: boolean };
@@ -446,10 +478,17 @@ async function resumeLocked(
       ? { took_over: { pid: tookOver.pid, host: tookOver.host, since: tookOver.since } }
       : {}),
   });
+  // A budget given again replaces the run's (a run refused at its budget goes on with a larger one).
+  const budget = { ...state.budget, ...spending.budget };
   return execute({
     io,
     store,
-    state: { ...state, status: "running" },
+    state: {
+      ...state,
+      status: "running",
+      ...(Object.keys(budget).length > 0 ? { budget } : {}),
+    },
+    prices: spending.prices,
     project,
     program,
     args,
@@ -469,6 +508,56 @@ interface ExecuteInput {
   history: JournalEvent[];
   prepared: Prepared;
   forceScript: boolean;
+  prices: PriceTable;
+}
+
+/** A run's model budgets, and what its cost is estimated with. */
+interface Spending {
+  budget: { calls?: number; tokens?: number };
+  prices: PriceTable;
+}
+
+/** `{ [key]: value }` when the value is given, else nothing. */
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+async function loadPrices(path: string | undefined, io: CliIo): Promise<PriceTable> {
+  try {
+    return await loadPriceTable(path === undefined ? undefined : resolve(io.cwd, path), io.env);
+  } catch (e) {
+    throw new UserError(`run: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * What the run's model calls spent, from its journal: every answered turn of every session
+ * (a resume asks no turn the journal holds, so nothing is counted twice).
+ */
+function spendOf(history: readonly JournalEvent[], budget: RunState["budget"]): ModelSpend {
+  const spend: ModelSpend = {
+    calls: 0,
+    limit: budget?.calls ?? Number.POSITIVE_INFINITY,
+    input_tokens: 0,
+    output_tokens: 0,
+    token_limit: budget?.tokens ?? Number.POSITIVE_INFINITY,
+    by_model: {},
+  };
+  for (const e of history) {
+    if (e.type !== "model.turn") continue;
+    spend.calls++;
+    if (!e.usage) continue;
+    addUsage(spend.by_model as Record<string, TokenCounts>, e.model ?? "unknown", e.usage);
+    spend.input_tokens += e.usage.input_tokens;
+    spend.output_tokens += e.usage.output_tokens;
+    if (e.usage.cache_creation_input_tokens)
+      spend.cache_creation_input_tokens =
+        (spend.cache_creation_input_tokens ?? 0) + e.usage.cache_creation_input_tokens;
+    if (e.usage.cache_read_input_tokens)
+      spend.cache_read_input_tokens =
+        (spend.cache_read_input_tokens ?? 0) + e.usage.cache_read_input_tokens;
+  }
+  return spend;
 }
 
 interface Prepared {
@@ -519,6 +608,13 @@ async function execute(x: ExecuteInput): Promise<number> {
   // Kept once any session ran without the sandbox: `terfyn runs show` says it first.
   if (x.prepared.unconfined) state.unconfined = true;
   let lastCheckpoint = 0;
+  const spend = spendOf(x.history, state.budget);
+  /** Said on stderr and kept in state.json however the session ends. */
+  const spent = () => {
+    if (spend.calls === 0) return;
+    state.spend = describeSpend(spend, x.prices);
+    io.stderr(`terfyn: model spend: ${escapeTerminalText(state.spend)}\n`);
+  };
   const watch = watchSignals(io, x.prepared.interrupt, "a running tool's process group is killed");
   try {
     const { script, tools } = x.prepared;
@@ -532,14 +628,19 @@ async function execute(x: ExecuteInput): Promise<number> {
       approvals,
       signal: x.prepared.interrupt.signal,
       ports: {
-        model: new ModelRouter({
-          ...(script ? { script } : {}),
-          forceScript: x.forceScript && script !== undefined,
-          providers: Object.fromEntries(
-            [...x.project.providerSettings].map(([name, p]) => [name, p.settings]),
-          ),
-          env: io.env,
-        }),
+        model: budgeted(
+          new ModelRouter({
+            ...(script ? { script } : {}),
+            forceScript: x.forceScript && script !== undefined,
+            providers: Object.fromEntries(
+              [...x.project.providerSettings].map(([name, p]) => [name, p.settings]),
+            ),
+            env: io.env,
+          }),
+          spend,
+          async () => {},
+          { calls: "--max-model-calls", tokens: "--max-tokens" },
+        ),
         tools,
         journal: store,
         checkpoint: async (c) => {
@@ -557,6 +658,7 @@ async function execute(x: ExecuteInput): Promise<number> {
         progress: (line) => io.stderr(`terfyn: ${escapeTerminalText(line)}\n`),
       },
     });
+    spent();
     return await finish(io, store, state, outcome, now, watch.received);
   } catch (e) {
     // Bad input found while running (a damaged approvals log) is the user's to fix: the run
@@ -564,6 +666,7 @@ async function execute(x: ExecuteInput): Promise<number> {
     if (e instanceof UserError || e instanceof UsageError || e instanceof RunDirectoryError)
       throw e;
     const message = (e as Error).message;
+    spent();
     state.status = "failed";
     state.error = message;
     state.updated_at = now();

@@ -415,6 +415,7 @@ class Interpreter {
             messages: [...messages],
             tools,
             ordinal,
+            step,
             ...(agent.maxTokens !== undefined ? { maxTokens: agent.maxTokens } : {}),
             ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
             ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
@@ -440,6 +441,7 @@ class Interpreter {
         this.turns.set(turnKey, response);
         const event: JournalEvent = { type: "model.turn", step, agent: name, turn, response };
         if (answer.usage) event.usage = answer.usage;
+        if (answer.usage) event.model = answer.model ?? agent.model;
         await this.journal(event);
       }
       messages.push({ role: "assistant", response });

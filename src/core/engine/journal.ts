@@ -31,6 +31,8 @@ export type JournalEvent =
       turn: number;
       response: ModelResponse;
       usage?: TokenUsage;
+      /** The model that answered (absent in journals written before it was recorded). */
+      model?: string;
     }
   | {
       type: "effect.intent";

@@ -29,6 +29,8 @@ export interface ModelRequest {
   outputSchema?: JsonSchemaNode;
   /** How many model turns this agent has already taken in this run (scripts index by it). */
   ordinal: number;
+  /** The step the agent runs as (`decide`, `decide-repair`, a workflow's step path). */
+  step?: string;
   /** The agent's `maxTokens`: the most tokens its answer may have. */
   maxTokens?: number;
   /** The agent's `temperature`; absent, none is sent (the provider's default). */
@@ -37,8 +39,16 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
+/** A model's answer to one turn: what it said, what it cost, and which model gave it. */
+export interface ModelAnswer {
+  response: ModelResponse;
+  usage?: TokenUsage;
+  /** The model that answered (`provider/model`), when it is not the one the agent declares. */
+  model?: string;
+}
+
 export interface ModelPort {
-  turn(request: ModelRequest): Promise<{ response: ModelResponse; usage?: TokenUsage }>;
+  turn(request: ModelRequest): Promise<ModelAnswer>;
 }
 
 /**

@@ -60,10 +60,13 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const MAX_MAX_TOKENS = 1_000_000;
 
 /** Providers every project knows; others need a `provider NAME { … }` declaration. */
-export const BUILTIN_PROVIDERS = ["mock", "anthropic"] as const;
+export const BUILTIN_PROVIDERS = ["mock", "anthropic", "openai"] as const;
 
 /** The providers Terfyn has a model adapter for: a model of any other fails every run. */
-export const ADAPTER_PROVIDERS: readonly string[] = ["mock", "anthropic"];
+export const ADAPTER_PROVIDERS: readonly string[] = ["mock", "anthropic", "openai"];
+
+/** The request fields an OpenAI-compatible server may read the answer's token limit from. */
+const MAX_TOKENS_FIELDS = ["max_completion_tokens", "max_tokens"];
 
 /** Why a provider block's `key "value"` cannot be used, if it cannot. */
 function providerSettingProblem(
@@ -80,6 +83,13 @@ function providerSettingProblem(
         `the settings: ${Object.entries(PROVIDER_SETTINGS)
           .map(([k, v]) => `${k} (${v})`)
           .join(", ")}`,
+    };
+  if (key === "maxTokensField" && provider !== "openai")
+    return { message: "maxTokensField is a setting of the openai provider only" };
+  if (key === "maxTokensField" && !MAX_TOKENS_FIELDS.includes(value))
+    return {
+      message: `maxTokensField must be ${MAX_TOKENS_FIELDS.map((f) => `"${f}"`).join(" or ")}, not ${JSON.stringify(value)}`,
+      hint: "OpenAI's API and its reasoning models read max_completion_tokens; most compatible servers read max_tokens",
     };
   if (key === "apiKeyEnv" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value))
     return {
@@ -108,6 +118,8 @@ function providerSettingProblem(
 const PROVIDER_SETTINGS: Readonly<Record<string, string>> = {
   apiKeyEnv: "the environment variable the key is read from",
   baseUrl: "the API's base URL (a proxy, a gateway, a compatible server)",
+  maxTokensField:
+    "openai only: the request field of the answer's token limit, max_completion_tokens (default for OpenAI's API) or max_tokens (default at a baseUrl)",
 };
 const MOCK_MODELS = ["gpt-4", "script"];
 

@@ -46,6 +46,10 @@ export interface RunState extends RunCursor {
   environment?: RunEnvironment;
   /** Some session ran the run's commands without the sandbox (`--unconfined`). */
   unconfined?: true;
+  /** The run's model budgets over all its sessions (--max-model-calls, --max-tokens). */
+  budget?: { calls?: number; tokens?: number };
+  /** What the run's model calls spent so far, in words, with the estimated cost. */
+  spend?: string;
   result?: unknown;
   error?: string;
   started_at: string;
