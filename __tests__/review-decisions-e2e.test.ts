@@ -30,7 +30,11 @@ type Turn = { output?: Record<string, unknown>; toolCalls?: { tool: string }[] }
 type Script = { agents: Record<string, Turn[]> };
 type D = Record<string, unknown>;
 
-/** A copy of the example's model script, changed by `edit`, written as `name` next to the run directory. */
+/**
+ * A copy of the example's model script, changed by `edit`, written as `name` next to the run
+ * directory. Asked for a repair, an agent with no `Agent@step` turns plays its turns again (a
+ * model that does not correct itself), so a broken answer ends the run after its repair turn.
+ */
 function scriptWith(b: Built, edit: (script: Script) => void, name = "model-script.yaml"): string {
   const script = parseYaml(readFileSync(join(EXAMPLE, "model-script.yaml"), "utf8")) as Script;
   edit(script);
@@ -227,6 +231,28 @@ describe("terfyn review: decisions that cannot lie (doctrines 11, 16)", () => {
     );
   }, 120_000);
 
+  it("one repair turn: told the rule it broke, a Decider that fixes its answer goes on; the repair sees its answer and the rule", async () => {
+    const b = build();
+    const script = scriptWith(b, (s) => {
+      const good = structuredClone(s.agents.Decider?.at(-1)?.output);
+      editDecision(s, "RT_101", ({ path: _p, ...d }) => ({ ...d, harm: "reachable" }));
+      // The repair turn (its own step) answers with the decisions as they were.
+      s.agents["Decider@decide-repair"] = [{ output: good as Record<string, unknown> }];
+    });
+    const r = await runTerfyn(startArgs(b, script), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    const decided = JSON.parse(readFileSync(join(b.runDir, "decisions.json"), "utf8"));
+    const rt101 = decided.decisions.find((d: D) => d.item === "RT_101");
+    expect(rt101.harm === "reachable" ? rt101.path : "latent or none").toBeTruthy();
+    const input = JSON.parse(
+      readFileSync(join(b.runDir, "agents", "decide-repair", "input.json"), "utf8"),
+    );
+    expect(input.repair.broken_rules).toEqual([
+      "RT_101 claims `harm: reachable` with no `path` from an entry point: name the path, or call the harm latent",
+    ]);
+    expect(input.threads.length).toBeGreaterThan(0);
+  }, 120_000);
+
   it("the same harm called latent passes", async () => {
     const b = build();
     const script = scriptWith(b, (s) =>
@@ -273,7 +299,7 @@ describe("terfyn review: decisions that cannot lie (doctrines 11, 16)", () => {
     expect(r.code, r.stderr).toBe(1);
     expect(state(b.runDir)).toMatchObject({ terminal: "stuck" });
     expect(state(b.runDir).reason).toBe(
-      "the plan breaks the doctrine: RT_101 is decided fix but the plan does not cover it",
+      "after a repair turn, the plan still breaks the doctrine: RT_101 is decided fix but the plan does not cover it",
     );
     expect(readFileSync(join(b.runDir, "report.md"), "utf8")).toContain("(phase plan)");
     expect(existsSync(join(b.runDir, "plan.json"))).toBe(false);

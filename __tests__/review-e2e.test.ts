@@ -719,6 +719,31 @@ describe("terfyn review: a test that does not test the change", () => {
 });
 
 describe("terfyn review: the plan names the conventions it follows", () => {
+  it("a plan that names none gets one repair turn, told the rule; the repaired plan goes to the gate", async () => {
+    const b = build();
+    const file = scriptWith(b, "Planner", (out) => ({ ...out, conventions: [] }));
+    const script = parseYaml(readFileSync(file, "utf8")) as {
+      agents: Record<string, ScriptTurn[]>;
+    };
+    const original = parseYaml(readFileSync(join(EXAMPLE, "model-script.yaml"), "utf8")) as {
+      agents: Record<string, ScriptTurn[]>;
+    };
+    // The repair turn (its own step) answers with the example's own plan, conventions named.
+    script.agents["Planner@plan-repair"] = [
+      { output: structuredClone(original.agents.Planner?.at(-1)?.output) },
+    ];
+    writeFileSync(file, stringifyYaml(script));
+    const r = await runTerfyn(startArgs(b, file), b.repo);
+    expect(r.code, r.stderr).toBe(2);
+    expect(state(b.runDir).awaiting?.gate).toBe("plan");
+    const plan = JSON.parse(readFileSync(join(b.runDir, "plan.json"), "utf8"));
+    expect(plan.conventions.length).toBeGreaterThan(0);
+    const input = JSON.parse(
+      readFileSync(join(b.runDir, "agents", "plan-repair", "input.json"), "utf8"),
+    );
+    expect(input.repair.broken_rules[0]).toMatch(/^the plan names none of the conventions/);
+  }, 120_000);
+
   it("a plan that changes code and names none of AGENTS.md's conventions stops the run", async () => {
     const b = build();
     const file = scriptWith(b, "Planner", (out) => ({ ...out, conventions: [] }));

@@ -124,6 +124,26 @@ export interface DoctrineProblem {
   problem: string;
 }
 
+/**
+ * A repair turn (one per check, bounded): an agent whose answer broke the doctrine is asked
+ * once more, in a fresh context, with its answer and each rule it broke; an answer that still
+ * breaks one ends the run stuck.
+ */
+export interface DoctrineRepair<T> {
+  previous: T;
+  problems: readonly DoctrineProblem[];
+}
+
+/** What the repair turn's agent reads beside its usual input. */
+export function repairInput(previous: unknown, problems: readonly DoctrineProblem[]) {
+  return {
+    your_previous_answer: previous,
+    broken_rules: problems.map((p) => `${p.item ?? ""} ${p.problem}`.trim()),
+    instruction:
+      "Your previous answer broke the rules listed. Answer again in full, fixing each of them; an answer that still breaks one ends the run.",
+  };
+}
+
 /** Problems as the one line a stuck run gives; `what` breaks the doctrine. */
 export function describeDoctrineProblems(
   problems: readonly DoctrineProblem[],

@@ -4,7 +4,7 @@
  * repository and the publisher). The orchestrator and its phases reach the world only through
  * these; the adapters (local files and git, or a live pull request) implement them. Pure types.
  */
-import type { Decision, ReviewPlan } from "./doctrine.ts";
+import type { Decision, DoctrineProblem, DoctrineRepair, ReviewPlan } from "./doctrine.ts";
 import type { ApprovalEntry, GateName } from "./gates.ts";
 import type { Phase, TerminalState } from "./phases.ts";
 import type { RefereeLimits, Verdict } from "./referee.ts";
@@ -72,7 +72,15 @@ export interface ReviewSteps {
   extendOnlyViolations?(): Promise<string[]>;
   /** The commit the branch is at now: a run that waited at a gate checks nobody moved it. */
   currentHead?(): Promise<string>;
-  decide(request: ReviewRequest): Promise<Decision[]>;
+  /**
+   * The Decider's decisions; with `repair`, its one repair turn: its first decisions and each
+   * rule they broke are its input, in a fresh context.
+   */
+  decide(request: ReviewRequest, repair?: DoctrineRepair<Decision[]>): Promise<Decision[]>;
+  /** Decisions claiming `executed` that the Decider's journals show nothing ran for. */
+  executionProblems?(decisions: readonly Decision[]): DoctrineProblem[];
+  /** What a plan breaks that only the repository's facts show (the conventions it names). */
+  planProblems?(plan: ReviewPlan): Promise<DoctrineProblem[]>;
   /**
    * A plan for the `fix` decisions. `round` counts planning rounds (2 after the first re-plan);
    * a re-plan is given the failure that escalated it and is planned afresh.
@@ -81,6 +89,8 @@ export interface ReviewSteps {
     request: ReviewRequest,
     decisions: readonly Decision[],
     round?: { n: number; failure?: Verdict },
+    /** The Planner's one repair turn: its plan and each rule it broke. */
+    repair?: DoctrineRepair<ReviewPlan>,
   ): Promise<{ plan: ReviewPlan; markdown: string }>;
   /** Writes the planned tests and runs them: each must fail before any implementation. */
   writeRedTests(plan: ReviewPlan, round?: number): Promise<TestResult<"failed">[]>;

@@ -14,11 +14,13 @@ import { ModelUnavailable } from "../engine/ports.ts";
 import {
   anchorGoneAtHead,
   type Decision,
+  type DoctrineProblem,
+  type DoctrineRepair,
   decisionsSchema,
-  describeDoctrineProblems,
   executedWithoutRun,
   planSchema,
   type ReviewPlan,
+  repairInput,
 } from "./doctrine.ts";
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import { failureSignature, observedFailureClass } from "./failure-facts.ts";
@@ -517,13 +519,30 @@ export class DoctrineSteps implements ReviewSteps {
    * operations the Decider's journal shows: with no run_tests or command call, the run ends
    * stuck naming the items.
    */
-  async decide(request: ReviewRequest): Promise<Decision[]> {
+  async decide(request: ReviewRequest, repair?: DoctrineRepair<Decision[]>): Promise<Decision[]> {
     const prior = await this.priorDecisions();
-    const out = await this.agent("Decider", "decide", deciderInput(request, prior));
+    const input = deciderInput(request, prior);
+    // The repair turn is its own agent step (its own journal), in a fresh context: the first
+    // answer, and each rule it broke, are its input.
+    const out = repair
+      ? await this.agent("Decider", "decide-repair", {
+          ...input,
+          repair: repairInput({ decisions: repair.previous }, repair.problems),
+        })
+      : await this.agent("Decider", "decide", input);
     const { decisions } = this.parsed("Decider", decisionsSchema, out);
-    const unrun = executedWithoutRun(decisions, this.operations.get("decide") ?? []);
-    if (unrun.length > 0) throw new RunEnd("stuck", describeDoctrineProblems(unrun));
     return withInjectedDirections(request, decisions);
+  }
+
+  /**
+   * Decisions that claim `executed` when none of the Decider's steps in this run (its first
+   * answer and its repair) ran anything: checked against its journals, not its word.
+   */
+  executionProblems(decisions: readonly Decision[]): DoctrineProblem[] {
+    return executedWithoutRun(decisions, [
+      ...(this.operations.get("decide") ?? []),
+      ...(this.operations.get("decide-repair") ?? []),
+    ]);
   }
 
   async protectedFiles(): Promise<string[]> {
@@ -547,10 +566,12 @@ export class DoctrineSteps implements ReviewSteps {
     _request: ReviewRequest,
     decisions: readonly Decision[],
     round: { n: number; failure?: Verdict } = { n: 1 },
+    repair?: DoctrineRepair<ReviewPlan>,
   ): Promise<{ plan: ReviewPlan; markdown: string }> {
     // Each round is its own agent step (its own journal): a re-plan is planned afresh, with the
-    // failure that escalated it, never replayed from the first round's answer.
-    const step = round.n === 1 ? "plan" : `plan-${round.n}`;
+    // failure that escalated it, never replayed from the first round's answer. A repair turn is
+    // a step of its own too.
+    const step = `${round.n === 1 ? "plan" : `plan-${round.n}`}${repair ? "-repair" : ""}`;
     const failure = round.failure && {
       reason: round.failure.reason,
       failure_class: round.failure.failure_class,
@@ -559,18 +580,26 @@ export class DoctrineSteps implements ReviewSteps {
     };
     // What came from a comment reaches the Planner only inside the untrusted-data fence.
     const fenced = fenceDirections(decisions);
-    const input =
-      round.n === 1 ? { decisions: fenced } : { decisions: fenced, round: round.n, failure };
+    const input = {
+      decisions: fenced,
+      ...(round.n === 1 ? {} : { round: round.n, failure }),
+      ...(repair ? { repair: repairInput(repair.previous, repair.problems) } : {}),
+    };
     const plan = this.parsed("Planner", planSchema, await this.agent("Planner", step, input));
-    // A plan that changes code names the repository's conventions it relies on (doctrine 18).
+    return { plan, markdown: planMarkdown(plan) };
+  }
+
+  /** What a plan breaks that the repository's facts show: a plan that changes code names the conventions it relies on (doctrine 18). */
+  async planProblems(plan: ReviewPlan): Promise<DoctrineProblem[]> {
     const conventions = (await this.repoFacts()).conventions ?? [];
     const changesCode = plan.files.length > 0 || plan.test_files.length > 0;
     if (changesCode && conventions.length > 0 && plan.conventions.length === 0)
-      throw new RunEnd(
-        "stuck",
-        `the plan names none of the conventions the repository's AGENTS.md declares (${conventions.length}); a plan says which of them it follows`,
-      );
-    return { plan, markdown: planMarkdown(plan) };
+      return [
+        {
+          problem: `the plan names none of the conventions the repository's AGENTS.md declares (${conventions.length}); a plan says which of them it follows`,
+        },
+      ];
+    return [];
   }
 
   /** One planned test through the single-test command: its exit, and whether its output shows it ran. */

@@ -4,7 +4,12 @@
  * naming each item and what is wrong with it, and a run whose every action is `none` has
  * nothing to do.
  */
-import { anchorGoneAtHead, checkDecisions, describeDoctrineProblems } from "../doctrine.ts";
+import {
+  anchorGoneAtHead,
+  checkDecisions,
+  type Decision,
+  describeDoctrineProblems,
+} from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const decidePhase: PhaseDefinition<"decide"> = {
@@ -14,19 +19,33 @@ export const decidePhase: PhaseDefinition<"decide"> = {
   writes: ["decisions.json"],
   async run(ctx) {
     const request = await ctx.read("request.json");
-    const decisions = await ctx.ports.steps.decide(request);
+    const { steps } = ctx.ports;
     const open = request.threads.filter((t) => !t.resolved);
     const unresolved = open.map((t) => t.id);
-    const prior = ((await ctx.ports.steps.priorDecisions?.()) ?? []).filter((p) =>
+    const prior = ((await steps.priorDecisions?.()) ?? []).filter((p) =>
       unresolved.includes(p.item),
     );
-    const problems = checkDecisions(decisions, {
-      itemIds: unresolved,
-      prior,
-      head: request.head,
-      anchorGone: open.filter(anchorGoneAtHead).map((t) => t.id),
-    });
-    if (problems.length > 0) return end("stuck", describeDoctrineProblems(problems));
+    const problemsOf = (decisions: Decision[]) => [
+      ...checkDecisions(decisions, {
+        itemIds: unresolved,
+        prior,
+        head: request.head,
+        anchorGone: open.filter(anchorGoneAtHead).map((t) => t.id),
+      }),
+      ...(steps.executionProblems?.(decisions) ?? []),
+    ];
+    let decisions = await steps.decide(request);
+    let problems = problemsOf(decisions);
+    if (problems.length > 0) {
+      // One repair turn, naming each rule broken; broken again, the run ends stuck.
+      decisions = await steps.decide(request, { previous: decisions, problems });
+      problems = problemsOf(decisions);
+      if (problems.length > 0)
+        return end(
+          "stuck",
+          describeDoctrineProblems(problems, "after a repair turn, the decisions still break"),
+        );
+    }
     await ctx.write("decisions.json", { decisions });
     if (decisions.every((d) => d.action === "none"))
       return end("nothing-to-do", "no item needs a change, a reply or a ticket");

@@ -4,7 +4,12 @@
  * naming a path outside the repository (absolute, `..`, `.git`) is refused here, bad-input,
  * before any gate shows it or any phase acts on it.
  */
-import { describeDoctrineProblems, planCoverageProblems, planPathProblems } from "../doctrine.ts";
+import {
+  describeDoctrineProblems,
+  planCoverageProblems,
+  planPathProblems,
+  type ReviewPlan,
+} from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
 
 export const planPhase: PhaseDefinition<"plan"> = {
@@ -33,10 +38,22 @@ export const planPhase: PhaseDefinition<"plan"> = {
     // plan names its round, so even an identical plan has new bytes and needs a new approval.
     const round = ctx.state().build.escalations + 1;
     const failure = round > 1 ? await ctx.readOptional("verdict.json") : undefined;
-    const planned = await ctx.ports.steps.plan(request, decisions, {
-      n: round,
-      ...(failure ? { failure } : {}),
-    });
+    const { steps } = ctx.ports;
+    const roundOf = { n: round, ...(failure ? { failure } : {}) };
+    let planned = await steps.plan(request, decisions, roundOf);
+    const problemsOf = async (p: ReviewPlan) => [
+      ...planCoverageProblems(decisions, p),
+      ...((await steps.planProblems?.(p)) ?? []),
+    ];
+    let problems = await problemsOf(planned.plan);
+    if (problems.length > 0 && planPathProblems(planned.plan).length === 0) {
+      // One repair turn, naming each rule broken; broken again, the run ends stuck.
+      planned = await steps.plan(request, decisions, roundOf, {
+        previous: planned.plan,
+        problems,
+      });
+      problems = await problemsOf(planned.plan);
+    }
     const plan = round > 1 ? { ...planned.plan, round } : planned.plan;
     const markdown =
       round > 1
@@ -48,9 +65,11 @@ export const planPhase: PhaseDefinition<"plan"> = {
         "bad-input",
         `the plan names paths that are not files of the repository: ${outside.join("; ")}`,
       );
-    const uncovered = planCoverageProblems(decisions, plan);
-    if (uncovered.length > 0)
-      return end("stuck", describeDoctrineProblems(uncovered, "the plan breaks"));
+    if (problems.length > 0)
+      return end(
+        "stuck",
+        describeDoctrineProblems(problems, "after a repair turn, the plan still breaks"),
+      );
     await ctx.write("plan.json", plan);
     await ctx.write("plan.md", markdown);
     return undefined;
