@@ -361,10 +361,11 @@ describe("the OpenAI adapter's conversations, against a local Chat Completions A
 
   it("the run's environment decides, not the process's: OPENAI_ORG_ID or a stray OPENAI_BASE_URL of the process is not used", async () => {
     const api = await oneTurnEach();
-    const model = new OpenAIModel("k", { baseURL: api.baseURL });
     const saved = process.env.OPENAI_ORG_ID;
     process.env.OPENAI_ORG_ID = "org-from-process";
     try {
+      // The SDK reads its defaults when the client is made.
+      const model = new OpenAIModel("k", { baseURL: api.baseURL });
       await model.turn({
         agent: "Implementer",
         model: "openai/gpt-test",
