@@ -175,7 +175,7 @@ describe("mode: review-fix runs a review-fix run across jobs", () => {
       counting,
     );
     expect(resumed).toMatchObject({ run, state: "awaiting-approval" });
-    expect(new Set(later)).toEqual(new Set(["Builder"]));
+    expect(new Set(later)).toEqual(new Set(["Builder", "StandardsReviewer"]));
     s = status(gh.comments);
     expect(s.ledger.gate).toBe("publish");
     expect(s.ledger.interrupted).toBeUndefined();

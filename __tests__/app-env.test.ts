@@ -349,7 +349,7 @@ describe("settings checked at start", () => {
       `TERFYN_MODEL_SCRIPT names no file: ${join(cwd, "scripts", "missing.yaml")} does not exist`,
       'TERFYN_APP_RUNNER must be unwired (the runner that ends every run stuck) or unset, not "wired"',
       'TERFYN_APP_PLACEMENT must be in-process or actions, not "elsewhere"',
-      "TERFYN_APP_AGENT_MODELS: there is no agent Reviewer (the agents: Builder, Decider, Planner, TestWriter)",
+      "TERFYN_APP_AGENT_MODELS: there is no agent Reviewer (the agents: Builder, Decider, Planner, StandardsReviewer, TestWriter)",
     ])
       expect(out).toContain(text);
     expect(out.match(/cannot start/g)).toHaveLength(1);

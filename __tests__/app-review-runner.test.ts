@@ -405,7 +405,7 @@ describe("the App's runner when the model's API does not answer", () => {
       s = status(gh.comments);
       expect(s.ledger).toMatchObject({ gate: "publish" });
       expect(s.ledger.interrupted).toBeUndefined();
-      expect(new Set(calls.slice(before))).toEqual(new Set(["Builder"]));
+      expect(new Set(calls.slice(before))).toEqual(new Set(["Builder", "StandardsReviewer"]));
       await receive("issue_comment", commented(approval(gh.comments, s.ledger.hash!)));
       await runner.idle();
       expect(status(gh.comments).ledger).toMatchObject({ terminal: "done" });

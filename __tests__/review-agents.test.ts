@@ -17,7 +17,7 @@ describe("review-response agents", () => {
     expect((await runTerfyn(["validate", "--project", PROJECT], PROJECT)).code).toBe(0);
     const t = await runTerfyn(["test", "--project", PROJECT], PROJECT);
     expect(t.code).toBe(0);
-    expect(t.stdout.trimEnd().split("\n").at(-1)).toBe("10 passed, 0 failed");
+    expect(t.stdout.trimEnd().split("\n").at(-1)).toBe("12 passed, 0 failed");
   });
 
   it("a publishing grant to any agent fails validate (policy) and test (capability) at its line", async () => {
@@ -42,6 +42,20 @@ describe("review-response agents", () => {
     grant(dir, "Decider", "tool.workspace.write_file");
     expect((await runTerfyn(["test", "--project", "."], dir)).stdout).toContain(
       "FAIL review-response: forbidEffect { agent: Decider, effect: workspace.write }",
+    );
+  });
+
+  it("the standards reviewer judges and cannot change what it judges: a write grant fails validate (policy) and test", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-review-agents-"));
+    cpSync(PROJECT, dir, { recursive: true });
+    grant(dir, "StandardsReviewer", "tool.workspace.write_file");
+    const v = await runTerfyn(["validate", "--project", "."], dir);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toMatch(
+      /main\.agent:\d+:5: error TF5006: Policy\/judges-do-not-write forbids `workspace\.write` for Agent\/StandardsReviewer/,
+    );
+    expect((await runTerfyn(["test", "--project", "."], dir)).stdout).toContain(
+      "FAIL review-response: forbidEffect { agent: StandardsReviewer, effect: workspace.write }",
     );
   });
 });

@@ -25,6 +25,7 @@ import {
   ITEM_CLASSES,
   METHODS,
   planCoverageProblems,
+  standardsFindingsSchema,
 } from "../src/core/review/doctrine.ts";
 import type { Provenance, ReviewRequest } from "../src/core/review/request.ts";
 import { deciderInput, withInjectedDirections } from "../src/core/review/steps.ts";
@@ -39,7 +40,11 @@ async function agentSchemas() {
     if (!s) throw new Error(`no schema ${name}`);
     return s;
   };
-  return { decisions: get("Decisions"), request: get("ReviewRequest") };
+  return {
+    decisions: get("Decisions"),
+    request: get("ReviewRequest"),
+    standards: get("StandardsFindings"),
+  };
 }
 
 type Node = {
@@ -79,6 +84,13 @@ describe("the decision schema: zod, schemas.yaml and the docs agree", () => {
     expect(shape(item)).toEqual(shape(zodDecision));
   });
 
+  it("schemas.yaml declares the StandardsReviewer's findings as the zod schema the standards phase checks", async () => {
+    const { standards } = await agentSchemas();
+    expect(shape(standards as Node)).toEqual(
+      shape(z.toJSONSchema(standardsFindingsSchema, { io: "input" }) as Node),
+    );
+  });
+
   it("the earlier decisions the Decider is given have the same schema", async () => {
     const { request } = await agentSchemas();
     expect(shape((request as Node).properties?.prior_decisions?.items)).toEqual(shape(zodDecision));
@@ -90,9 +102,6 @@ describe("the decision schema: zod, schemas.yaml and the docs agree", () => {
       ...Object.keys(decisionSchema.shape),
       "outcome",
       "reason",
-      "file",
-      "standard",
-      "finding",
       "made_against",
       "commits_behind",
       "anchor_moved",

@@ -106,6 +106,7 @@ describe("seams", () => {
       "red-tests",
       "build",
       "prove",
+      "standards",
       "compose",
       "gate-publish",
       "publish",

@@ -4,7 +4,12 @@
  * loop, and a restart after a crash between any two phases that repeats nothing.
  */
 import { describe, expect, it } from "vitest";
-import type { Decision, ReviewPlan } from "../src/core/review/doctrine.ts";
+import type {
+  Decision,
+  DoctrineRepair,
+  ReviewPlan,
+  StandardsFinding,
+} from "../src/core/review/doctrine.ts";
 import { type ApprovalEntry, artifactHash, assertGate } from "../src/core/review/gates.ts";
 import {
   type ReviewPorts,
@@ -66,10 +71,6 @@ const DECISIONS: Decision[] = [
   d("t1", "defect", "fix", {
     method: "executed",
     detail: "ran go test -run TestAdd: got -1 want 3",
-    standards: [
-      { file: "add.go", standard: "exported functions are tested", finding: "Add has a test now" },
-      { file: "add_test.go", standard: "table tests", finding: "TestAdd is a table test" },
-    ],
   }),
   d("t2", "question", "answer", { reply: "int matches the callers' types." }),
   d("t3", "incorrect-claim", "push-back", {
@@ -89,6 +90,20 @@ const PLAN: ReviewPlan = {
   conventions: ["AGENTS.md: go test ./..."],
   items: ["t1"],
 };
+const FINDINGS: StandardsFinding[] = [
+  {
+    file: "add.go",
+    standard: "exported functions are tested",
+    verdict: "follows",
+    finding: "Add has a test now",
+  },
+  {
+    file: "add_test.go",
+    standard: "table tests",
+    verdict: "follows",
+    finding: "TestAdd is a table test",
+  },
+];
 const GREEN: Verdict = {
   status: "pass",
   tests_run: 3,
@@ -127,6 +142,7 @@ function ports(w: World, over: Partial<ReviewSteps> = {}, crashAfter?: string): 
     build: counted("build", GREEN),
     changedFiles: async () => ["add.go", "add_test.go"],
     prove: counted("prove", [{ test: "TestAdd", passed: false }]),
+    standards: counted("standards", { files: ["add.go", "add_test.go"], findings: FINDINGS }),
     compose: async (decisions) => {
       count("compose");
       return {
@@ -617,7 +633,7 @@ describe("review orchestrator", () => {
       }
       expect(w.files.get("report.md")).toBe(clean.files.get("report.md"));
     }
-    expect(PHASES.length).toBe(11);
+    expect(PHASES.length).toBe(12);
   });
 
   it("a crash in the middle of publishing stops the restarted run instead of publishing again", async () => {
@@ -852,20 +868,98 @@ describe("stopped from outside: paused, not ended", () => {
 });
 
 describe("a proof that proves", () => {
-  it("every changed file needs a standards finding: one the Decider did not check stops the run at compose", async () => {
+  it("the standards lane reviews the real change: a file it missed gets one repair turn naming it, and is then covered", async () => {
+    const w = world();
+    const asked: (DoctrineRepair<StandardsFinding[]> | undefined)[] = [];
+    const p = ports(w, {
+      standards: async (_plan, repair) => {
+        asked.push(repair);
+        return {
+          files: ["add.go", "add_test.go"],
+          findings: repair ? FINDINGS : FINDINGS.slice(0, 1),
+        };
+      },
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "done" });
+    expect(asked).toHaveLength(2);
+    expect(asked[1]?.problems).toEqual([
+      { problem: "add_test.go was changed but has no standards finding" },
+    ]);
+    expect(JSON.parse(w.files.get("standards.json") ?? "{}").findings).toHaveLength(2);
+  });
+
+  it("a standards review that still misses a file after its repair turn ends stuck, naming it; nothing is published", async () => {
     const w = world();
     const p = ports(w, {
-      decide: async () =>
-        DECISIONS.map((x) =>
-          x.item === "t1" ? { ...x, standards: (x.standards ?? []).slice(0, 1) } : x,
-        ),
+      standards: async () => ({
+        files: ["add.go", "add_test.go"],
+        findings: [
+          ...FINDINGS.slice(0, 1),
+          { ...FINDINGS[0], file: "other.go" } as StandardsFinding,
+        ],
+      }),
     });
     const out = await toEnd(w, p);
     expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
-    expect(out.status === "ended" && out.reason).toContain(
-      "the commit changes files no standards finding covers (each changed file is checked against the repository's conventions): add_test.go",
+    expect(out.status === "ended" && out.reason).toBe(
+      "after a repair turn, the standards review still breaks the doctrine: add_test.go was changed but has no standards finding; other.go has a standards finding but the change does not touch it",
+    );
+    expect(w.calls.compose ?? 0).toBe(0);
+    expect(w.published).toBe(0);
+  });
+
+  it("a change that breaks a convention is not published: stuck, naming the file, the convention and the finding", async () => {
+    const w = world();
+    const p = ports(w, {
+      standards: async () => ({
+        files: ["add.go", "add_test.go"],
+        findings: [
+          FINDINGS[0] as StandardsFinding,
+          {
+            ...(FINDINGS[1] as StandardsFinding),
+            verdict: "breaks",
+            finding: "TestAdd is one assert",
+          },
+        ],
+      }),
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toBe(
+      "the change breaks the repository's conventions, so it is not published: add_test.go: table tests (TestAdd is one assert)",
+    );
+    expect(w.calls.compose ?? 0).toBe(0);
+    expect(w.published).toBe(0);
+  });
+
+  it("compose refuses a commit file the standards review was not shown (it changed after the review)", async () => {
+    const w = world();
+    const p = ports(w, {
+      standards: async () => ({ files: ["add.go"], findings: FINDINGS.slice(0, 1) }),
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "stuck" });
+    expect(out.status === "ended" && out.reason).toBe(
+      "the commit changes files the standards review did not cover (each changed file is checked against the repository's conventions): add_test.go",
     );
     expect(w.published).toBe(0);
+  });
+
+  it("with nothing declared to review against, the lane is skipped and says so; compose accepts the files it was shown", async () => {
+    const w = world();
+    const p = ports(w, {
+      standards: async () => ({
+        files: ["add.go", "add_test.go"],
+        findings: [],
+        skipped: "AGENTS.md declares nothing",
+      }),
+    });
+    const out = await toEnd(w, p);
+    expect(out).toMatchObject({ status: "ended", terminal: "done" });
+    expect(JSON.parse(w.files.get("standards.json") ?? "{}").skipped).toBe(
+      "AGENTS.md declares nothing",
+    );
   });
 
   it("a new test that did not run with the change reverted proves nothing: done-but-unproven, said first", async () => {

@@ -383,7 +383,7 @@ describe("terfyn review --model", () => {
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      "review: --agent-model: there is no agent Reviewer (the agents: Builder, Decider, Planner, TestWriter)",
+      "review: --agent-model: there is no agent Reviewer (the agents: Builder, Decider, Planner, StandardsReviewer, TestWriter)",
     );
     const keyless = await runTerfyn(
       [...startArgs(b, null), "--agent-model", "Builder=anthropic/claude-haiku-5-5"],

@@ -15,6 +15,7 @@ export const OPENINGS = {
   Planner: "Plan the fixes the decisions call for",
   TestWriter: "Write the failing tests the plan names",
   Builder: "Make the planned tests pass",
+  StandardsReviewer: "You review a change against the repository's conventions",
 } as const;
 export type ReviewAgent = keyof typeof OPENINGS;
 

@@ -697,7 +697,13 @@ export function appAgentModels(env: Readonly<Record<string, string | undefined>>
 }
 
 /** The shipped review agents, by name. */
-export const REVIEW_AGENT_NAMES = ["Decider", "Planner", "TestWriter", "Builder"] as const;
+export const REVIEW_AGENT_NAMES = [
+  "Decider",
+  "Planner",
+  "TestWriter",
+  "Builder",
+  "StandardsReviewer",
+] as const;
 
 /** Where runs live by default: TERFYN_APP_RUNS_DIR, else under the OS temp directory. */
 export function defaultRunsDir(env: Readonly<Record<string, string | undefined>>): string {

@@ -171,8 +171,9 @@ Options:
                        output, cacheWrite?, cacheRead? } in US dollars per million tokens), laid
                        over the shipped prices; default TERFYN_PRICES; for this session only
   --agent-model NAME=MODEL
-                       run agent NAME (Decider, Planner, TestWriter, Builder) on MODEL instead,
-                       whatever --model says; repeat it for several. Kept in run.json; given to
+                       run agent NAME (Decider, Planner, TestWriter, Builder,
+                       StandardsReviewer) on MODEL instead, whatever --model says; repeat it
+                       for several. Kept in run.json; given to
                        --resume, it joins (and wins over) the run's earlier ones
   --resume RUN_DIR     continue a run
   --stop RUN_DIR       end a run that is paused or not running: stuck, with the reason

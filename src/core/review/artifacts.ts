@@ -6,7 +6,7 @@
  * `writeArtifact`, which refuses a value that does not match. Pure.
  */
 import { z } from "zod";
-import { decisionsSchema, planSchema } from "./doctrine.ts";
+import { decisionsSchema, planSchema, standardsFindingSchema } from "./doctrine.ts";
 import type { RunFiles } from "./ports.ts";
 import { requestSchema } from "./request.ts";
 import { schemaProblems } from "./schema-problems.ts";
@@ -97,6 +97,19 @@ export const ARTIFACTS = {
           evidence: z.string().optional(),
         }),
       ),
+    }),
+  },
+  /**
+   * The standards lane's review of the real change (principle 18): the files it was shown and a
+   * finding for each; `skipped` says why no reviewer was asked (AGENTS.md declares nothing to
+   * check against).
+   */
+  "standards.json": {
+    format: "json",
+    schema: z.object({
+      files: z.array(z.string().min(1)),
+      findings: z.array(standardsFindingSchema),
+      skipped: z.string().optional(),
     }),
   },
   /** The commit and the exact reply texts the publish gate approves. */

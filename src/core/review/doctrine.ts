@@ -79,10 +79,6 @@ export const decisionSchema = z.object({
    * head can be decided `fix` only with this equal to the request's head.
    */
   verified_at: commitId.optional(),
-  /** The repository's standards that bear on each file a fix changes (AGENTS.md conventions), one finding per file. */
-  standards: z
-    .array(z.object({ file: z.string().min(1), standard: z.string().min(1), finding: z.string() }))
-    .optional(),
   /**
    * The thread's provenance (doctrine 14), recorded by Terfyn from the request whatever the
    * Decider says: the report tells "outdated but still true" from "current but stale" by it.
@@ -344,6 +340,51 @@ export function planPathProblems(plan: ReviewPlan): string[] {
     if (problem) out.push(`${JSON.stringify(f)} ${problem}`);
   }
   return out;
+}
+
+/** What the standards lane says of one changed file against one of the repository's conventions. */
+export const standardsFindingSchema = z.object({
+  /** A file the change touched, as its diff names it. */
+  file: z.string().min(1),
+  /** The convention, as AGENTS.md writes it (or why none bears on the file). */
+  standard: z.string().min(1),
+  /** `breaks`: the change does not follow it; the run does not publish a change that breaks one. */
+  verdict: z.enum(["follows", "breaks"]),
+  /** What in the change follows or breaks it, quoted or named by line. */
+  finding: z.string().min(1),
+});
+
+export type StandardsFinding = z.infer<typeof standardsFindingSchema>;
+
+/** The StandardsReviewer's output. */
+export const standardsFindingsSchema = z.object({ findings: z.array(standardsFindingSchema) });
+
+/**
+ * The standards lane's coverage (principle 18): every file the change touched has at least one
+ * finding, and no finding is about a file the change did not touch (a reviewer that reviewed
+ * something else has not reviewed this).
+ */
+export function standardsProblems(
+  findings: readonly StandardsFinding[],
+  changed: readonly string[],
+): DoctrineProblem[] {
+  const covered = new Set(findings.map((f) => f.file));
+  const touched = new Set(changed);
+  return [
+    ...changed
+      .filter((f) => !covered.has(f))
+      .map((f) => ({ problem: `${f} was changed but has no standards finding` })),
+    ...[...covered]
+      .filter((f) => !touched.has(f))
+      .map((f) => ({ problem: `${f} has a standards finding but the change does not touch it` })),
+  ];
+}
+
+/** The findings that say the change breaks a convention, one line each. */
+export function brokenStandards(findings: readonly StandardsFinding[]): string[] {
+  return findings
+    .filter((f) => f.verdict === "breaks")
+    .map((f) => `${f.file}: ${f.standard} (${f.finding})`);
 }
 
 /** Items whose decided action must leave the tree untouched. */

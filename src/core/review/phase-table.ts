@@ -14,6 +14,7 @@ import { provePhase } from "./phases/prove.ts";
 import { publishPhase } from "./phases/publish.ts";
 import { redTestsPhase } from "./phases/red-tests.ts";
 import { reportPhase } from "./phases/report.ts";
+import { standardsPhase } from "./phases/standards.ts";
 import type { Phase } from "./phases.ts";
 
 export const PHASE_TABLE: { readonly [P in Phase]: PhaseDefinition<P> } = {
@@ -24,6 +25,7 @@ export const PHASE_TABLE: { readonly [P in Phase]: PhaseDefinition<P> } = {
   "red-tests": redTestsPhase,
   build: buildPhase,
   prove: provePhase,
+  standards: standardsPhase,
   compose: composePhase,
   "gate-publish": gatePublishPhase,
   publish: publishPhase,

@@ -15,6 +15,7 @@ export const PHASES = [
   "red-tests",
   "build",
   "prove",
+  "standards",
   "compose",
   "gate-publish",
   "publish",

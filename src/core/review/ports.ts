@@ -4,7 +4,13 @@
  * repository and the publisher). The orchestrator and its phases reach the world only through
  * these; the adapters (local files and git, or a live pull request) implement them. Pure types.
  */
-import type { Decision, DoctrineProblem, DoctrineRepair, ReviewPlan } from "./doctrine.ts";
+import type {
+  Decision,
+  DoctrineProblem,
+  DoctrineRepair,
+  ReviewPlan,
+  StandardsFinding,
+} from "./doctrine.ts";
 import type { ApprovalEntry, GateName } from "./gates.ts";
 import type { Phase, TerminalState } from "./phases.ts";
 import type { RefereeLimits, Verdict } from "./referee.ts";
@@ -37,6 +43,13 @@ export interface PublishArtifact {
   content?: { path: string; sha256: string | null }[];
   /** The change as a unified diff against the head, for the person at the gate. */
   diff?: string;
+}
+
+export interface StandardsReview {
+  /** The files the change touches, as the reviewer was shown them. */
+  files: string[];
+  findings: StandardsFinding[];
+  skipped?: string;
 }
 
 export interface Published {
@@ -107,6 +120,16 @@ export interface ReviewSteps {
   changedFiles(): Promise<string[]>;
   /** Reverts the production files only, runs the new tests, restores: each result with the change reverted. */
   prove(plan: ReviewPlan): Promise<TestResult<"passed">[]>;
+  /**
+   * The standards lane (principle 18): a fresh-context reviewer reads the change the commit
+   * would make (the planned files as they are now) against the repository's conventions. With
+   * `repair`, its one repair turn. `skipped`: AGENTS.md declares no convention, protected or
+   * extend-only file, so there is nothing to review against and no reviewer is asked.
+   */
+  standards(
+    plan: ReviewPlan,
+    repair?: DoctrineRepair<StandardsFinding[]>,
+  ): Promise<StandardsReview>;
   /** The commit, replies and tickets; `proof`: the prover's results, which the replies to fixes report. */
   compose(
     decisions: readonly Decision[],

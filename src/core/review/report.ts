@@ -10,7 +10,7 @@
 import { plainText, tableCell } from "../render/escape.ts";
 import { mdCode, mdFence, mdText } from "../render/markdown-escape.ts";
 import { readArtifact } from "./artifacts.ts";
-import type { Decision, ReviewPlan } from "./doctrine.ts";
+import type { Decision, ReviewPlan, StandardsFinding } from "./doctrine.ts";
 import type { ApprovalEntry, GateName } from "./gates.ts";
 import type { Phase, TerminalState } from "./phases.ts";
 import type { PublishArtifact, RunFiles, TestResult } from "./ports.ts";
@@ -25,6 +25,8 @@ export interface RunArtifacts {
   plan?: ReviewPlan;
   planMarkdown?: string;
   proof?: { verdict: "proven" | "vacuous"; results: readonly TestResult<"passed">[] };
+  /** The standards lane's review of the change. */
+  standards?: { files: readonly string[]; findings: readonly StandardsFinding[]; skipped?: string };
   publish?: PublishArtifact;
   approvals?: readonly ApprovalEntry[];
 }
@@ -37,12 +39,16 @@ export async function readRunArtifacts(
   files: RunFiles,
   approvals: () => Promise<readonly ApprovalEntry[]>,
 ): Promise<RunArtifacts> {
-  const read = <N extends "plan.json" | "plan.md" | "proof.json" | "publish.json">(name: N) =>
-    readArtifact(files, name).catch(() => undefined);
-  const [plan, planMarkdown, proof, publish, log] = await Promise.all([
+  const read = <
+    N extends "plan.json" | "plan.md" | "proof.json" | "standards.json" | "publish.json",
+  >(
+    name: N,
+  ) => readArtifact(files, name).catch(() => undefined);
+  const [plan, planMarkdown, proof, standards, publish, log] = await Promise.all([
     read("plan.json"),
     read("plan.md"),
     read("proof.json"),
+    read("standards.json"),
     read("publish.json"),
     approvals().catch(() => undefined),
   ]);
@@ -50,6 +56,7 @@ export async function readRunArtifacts(
     ...(plan ? { plan } : {}),
     ...(planMarkdown !== undefined ? { planMarkdown } : {}),
     ...(proof ? { proof } : {}),
+    ...(standards ? { standards } : {}),
     ...(publish ? { publish } : {}),
     ...(log ? { approvals: log } : {}),
   };
@@ -192,6 +199,7 @@ export function composeReport(r: ReportInput): string {
   }
   const a = r.artifacts ?? {};
   if (a.proof) lines.push("", ...proofSection(a.proof));
+  if (a.standards) lines.push("", ...standardsSection(a.standards));
   if (a.publish) {
     lines.push("", "## Files changed", "", ...fileList(a.publish.files));
     lines.push("", ...textsSection(a.publish, r.published !== undefined));
@@ -215,6 +223,24 @@ function proofSection(proof: NonNullable<RunArtifacts["proof"]>): string[] {
     lines.push(`- ${mdCode(t.test)}: ${outcome}`);
     if (t.evidence) lines.push("", indent(mdFence(t.evidence)), "");
   }
+  return lines;
+}
+
+/**
+ * The standards lane's findings per changed file: what breaks first, each finding as the
+ * reviewer wrote it (agent text, escaped).
+ */
+function standardsSection(review: NonNullable<RunArtifacts["standards"]>): string[] {
+  const breaks = review.findings.filter((f) => f.verdict === "breaks");
+  const lines = [
+    `## Standards: ${review.skipped !== undefined ? "not reviewed" : breaks.length > 0 ? `${breaks.length} broken` : "followed"}`,
+    "",
+  ];
+  if (review.skipped !== undefined) lines.push(mdText(review.skipped));
+  for (const f of [...breaks, ...review.findings.filter((x) => x.verdict !== "breaks")])
+    lines.push(
+      `- ${mdCode(f.file)} ${f.verdict === "breaks" ? "**breaks**" : "follows"} ${mdText(f.standard)}: ${mdText(f.finding)}`,
+    );
   return lines;
 }
 
@@ -435,6 +461,7 @@ export function composeGateReport(r: GateReportInput): string {
       if (a.publish.diff) lines.push("", "Diff:", "", mdFence(a.publish.diff, "diff"));
     }
     if (a.proof) lines.push("", ...proofSection(a.proof));
+    if (a.standards) lines.push("", ...standardsSection(a.standards));
     if (a.publish) lines.push("", ...textsSection(a.publish, false));
   }
   return `${lines.join("\n")}\n`;

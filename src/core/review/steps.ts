@@ -21,12 +21,21 @@ import {
   planSchema,
   type ReviewPlan,
   repairInput,
+  type StandardsFinding,
+  standardsFindingsSchema,
 } from "./doctrine.ts";
 import type { AgentCall, ReviewEffects } from "./effects.ts";
 import { failureSignature, observedFailureClass } from "./failure-facts.ts";
 import { type ApprovalEntry, artifactHash } from "./gates.ts";
 import { RunEnd, RunPaused } from "./phase.ts";
-import type { PublishArtifact, Published, ReviewSteps, RunFiles, TestResult } from "./ports.ts";
+import type {
+  PublishArtifact,
+  Published,
+  ReviewSteps,
+  RunFiles,
+  StandardsReview,
+  TestResult,
+} from "./ports.ts";
 import type { Verdict } from "./referee.ts";
 import {
   type CommandFact,
@@ -106,6 +115,14 @@ function textPatch(
     undefined,
     { context: 3 },
   );
+}
+
+/** The most of one file's diff a reviewer is shown inline; it reads the file for the rest. */
+export const MAX_REVIEWED_DIFF = 40_000;
+
+function boundedDiff(patch: string): string {
+  if (patch.length <= MAX_REVIEWED_DIFF) return patch;
+  return `${patch.slice(0, MAX_REVIEWED_DIFF)}\n… (the diff goes on for ${patch.length - MAX_REVIEWED_DIFF} more characters: read the file)\n`;
 }
 
 /**
@@ -752,16 +769,66 @@ export class DoctrineSteps implements ReviewSteps {
     return results;
   }
 
+  /** The files the commit would change: what the run changed, of the files the plan lists. */
+  private async committedFiles(plan: ReviewPlan): Promise<string[]> {
+    return (await this.changedFiles()).filter(
+      (f) => plan.files.includes(f) || plan.test_files.includes(f),
+    );
+  }
+
+  /**
+   * The standards lane: the StandardsReviewer (read-only, a fresh context) is shown the
+   * conventions AGENTS.md declares at head and each file's change against head, each diff inside
+   * an untrusted-data block (agent-written code may carry directions of its own).
+   */
+  async standards(
+    plan: ReviewPlan,
+    repair?: DoctrineRepair<StandardsFinding[]>,
+  ): Promise<StandardsReview> {
+    const facts = await this.repoFacts();
+    const files = await this.committedFiles(plan);
+    const conventions = facts.conventions ?? [];
+    if (conventions.length === 0 && facts.protected.length === 0 && facts.extendOnly.length === 0)
+      return {
+        files,
+        findings: [],
+        skipped:
+          "AGENTS.md declares no conventions, protected or extend-only files: there is nothing to review the change against",
+      };
+    const tree = await this.tree();
+    const changes = [];
+    for (const path of files) {
+      const { head, worktree } = await tree.fileVersions(path);
+      changes.push({
+        path,
+        diff: asDataBlock("change", path, boundedDiff(textPatch(path, head, worktree))).block,
+      });
+    }
+    const input = {
+      conventions,
+      protected: facts.protected,
+      extend_only: facts.extendOnly,
+      plan_conventions: plan.conventions,
+      changes,
+      ...(repair ? { repair: repairInput({ findings: repair.previous }, repair.problems) } : {}),
+    };
+    const out = await this.agent(
+      "StandardsReviewer",
+      repair ? "standards-repair" : "standards",
+      input,
+    );
+    return {
+      files,
+      findings: this.parsed("StandardsReviewer", standardsFindingsSchema, out).findings,
+    };
+  }
+
   async compose(
     decisions: readonly Decision[],
     plan: ReviewPlan | undefined,
     proof?: readonly TestResult<"passed">[],
   ): Promise<PublishArtifact> {
-    const files = plan
-      ? (await this.changedFiles()).filter(
-          (f) => plan.files.includes(f) || plan.test_files.includes(f),
-        )
-      : [];
+    const files = plan ? await this.committedFiles(plan) : [];
     return {
       ...composeArtifact(decisions, files, plan && proof ? { plan, results: proof } : undefined),
       ...(await this.contentOf(files)),

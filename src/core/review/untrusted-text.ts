@@ -96,7 +96,19 @@ export function asDataBlock(
 ): { block: string; sanitized: SanitizedText } {
   const sanitized = sanitizeUntrustedText(raw);
   const safeKind = kind.replace(/[^a-z0-9-]/gi, "");
-  const safeId = id.replace(/[^A-Za-z0-9._:-]/g, "");
+  // The id (a thread's, or a file's path, which a repository or an agent chose) is an attribute
+  // value: escaped as one, its control and invisible characters dropped, so it reads as written
+  // (`src/my file.py`) and cannot end the attribute or the tag.
+  const safeId = [...id]
+    .filter((ch) => {
+      const cp = ch.codePointAt(0) ?? 0;
+      return cp >= 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp < 0xa0) && !isInvisible(cp);
+    })
+    .join("")
+    .replace(
+      /[&"<>]/g,
+      (ch) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[ch] ?? "",
+    );
   const body = sanitized.text.replace(/<\/?\s*untrusted-data\b[^>]*>/gi, (m) =>
     m.replace(/</g, "‹").replace(/>/g, "›"),
   );

@@ -4,7 +4,7 @@
  * all when every decision is zero-diff. A plan with code changes must have been through the
  * prover (its proof.json); an answer-only run has nothing to prove. The replies to fixed items
  * say what the proof showed (composed after the prover, so no reply claims more), and every
- * changed file has a standards finding.
+ * changed file was in the standards review.
  */
 import { filesOutsidePlan, zeroDiffItems } from "../doctrine.ts";
 import { end, type PhaseDefinition } from "../phase.ts";
@@ -12,7 +12,7 @@ import { end, type PhaseDefinition } from "../phase.ts";
 export const composePhase: PhaseDefinition<"compose"> = {
   name: "compose",
   reads: ["decisions.json", "plan.json"],
-  optionalReads: ["proof.json"],
+  optionalReads: ["proof.json", "standards.json"],
   writes: ["publish.json"],
   async run(ctx) {
     const { decisions } = await ctx.read("decisions.json");
@@ -24,15 +24,20 @@ export const composePhase: PhaseDefinition<"compose"> = {
       changesCode ? plan : undefined,
       proof?.results,
     );
-    // Every file the commit changes was checked against the repository's conventions (its
-    // AGENTS.md): the Decider's standards findings name each one.
-    const checked = new Set(decisions.flatMap((d) => (d.standards ?? []).map((f) => f.file)));
-    const unchecked = artifact.files.filter((f) => !checked.has(f));
-    if (unchecked.length > 0)
-      return end(
-        "stuck",
-        `the commit changes files no standards finding covers (each changed file is checked against the repository's conventions): ${unchecked.join(", ")}`,
+    // Every file the commit changes was reviewed against the repository's conventions (its
+    // AGENTS.md) by the standards lane, as it is now: a file it was not shown is not reviewed.
+    if (changesCode) {
+      const review = await ctx.read("standards.json");
+      const checked = new Set(
+        review.skipped === undefined ? review.findings.map((f) => f.file) : review.files,
       );
+      const unchecked = artifact.files.filter((f) => !checked.has(f));
+      if (unchecked.length > 0)
+        return end(
+          "stuck",
+          `the commit changes files the standards review did not cover (each changed file is checked against the repository's conventions): ${unchecked.join(", ")}`,
+        );
+    }
     const outside = filesOutsidePlan(
       artifact.files,
       plan,
