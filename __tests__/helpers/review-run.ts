@@ -80,6 +80,8 @@ export const approveAwaited = (b: Pick<BuiltReview, "repo" | "runDir">, ...extra
 export async function approveAndResume(
   b: Pick<BuiltReview, "repo" | "runDir">,
   stopAt?: "plan" | "publish",
+  /** The environment each resume runs with (a model's key and base URL). */
+  env: Record<string, string> = {},
 ): Promise<Awaited<ReturnType<typeof runTerfyn>>> {
   for (;;) {
     const s = reviewState(b.runDir);
@@ -87,7 +89,7 @@ export async function approveAndResume(
     if (stopAt && s.awaiting.gate === stopAt) return { code: 2, stdout: "", stderr: "" };
     const ok = await approveAwaited(b);
     if (ok.code !== 0) throw new Error(`approve failed: ${ok.stderr}`);
-    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo);
+    const r = await runTerfyn(["review", "--resume", b.runDir], b.repo, env);
     if (r.code !== 2) return r;
     if (stopAt && reviewState(b.runDir).awaiting.gate === stopAt) return r;
   }

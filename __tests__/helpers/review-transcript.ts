@@ -1,11 +1,12 @@
 /**
  * The review example's model script as a recorded transcript the local Messages API
- * (messages-api.ts) plays back: each review agent is known by the opening of its instructions,
+ * (messages-api.ts) or Chat Completions API (chat-completions-api.ts) plays back: each review agent is known by the opening of its instructions,
  * and a request is answered with the script's turn for it, as tool_use blocks the API would
  * send. Used by the recovery tests and the caching bench.
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import type { ChatAnswer, ChatRequest } from "./chat-completions-api.ts";
 import type { Answer, AnswerBlock, MessagesRequest } from "./messages-api.ts";
 import { REVIEW_SCRIPT } from "./review-run.ts";
 
@@ -54,4 +55,35 @@ export function transcriptAnswer(body: MessagesRequest): Answer {
       input: t.output,
     });
   return { content, stop_reason: "tool_use" };
+}
+
+/** A Chat Completions request's agent: by its system message, as the openai adapter sends it. */
+export const chatAgentOf = (body: ChatRequest): ReviewAgent | "?" => {
+  const system = JSON.stringify(
+    (body.messages as { role: string; content: unknown }[]).filter(
+      (m) => m.role === "system" || m.role === "developer",
+    ),
+  );
+  return (Object.keys(OPENINGS) as ReviewAgent[]).find((a) => system.includes(OPENINGS[a])) ?? "?";
+};
+
+/** The script's turn for a Chat Completions request, as function calls the API would send. */
+export function transcriptChatAnswer(body: ChatRequest): ChatAnswer {
+  const agent = chatAgentOf(body);
+  if (agent === "?") throw new Error("a request from no known agent");
+  // The script's turns are all calls: an assistant message without any (a prose answer the
+  // test injected, and its correction) is not one of them.
+  const turn = (body.messages as { role: string; tool_calls?: unknown[] }[]).filter(
+    (m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0,
+  ).length;
+  const t = SCRIPT[agent][turn];
+  if (!t) throw new Error(`no turn ${turn} scripted for ${agent}`);
+  const calls = (t.toolCalls ?? []).map((c, i) => ({
+    id: `call_${agent}_${turn}_${i}`,
+    name: c.tool.replace(/^tool\./, "").replace(/\./g, "__"),
+    arguments: c.input,
+  }));
+  if (t.output !== undefined)
+    calls.push({ id: `call_${agent}_${turn}_out`, name: "submit_output", arguments: t.output });
+  return { content: null, tool_calls: calls, finish_reason: "tool_calls" };
 }

@@ -432,6 +432,15 @@ export const MODELS: Mutation[] = [
   },
   {
     group: "openai",
+    guard: "an OpenAI outage pauses a review run in its phase, resumable (the review front door)",
+    file: OPENAI,
+    find: "    return new ModelUnavailable(`the API answered ${e.status} after retries: ${e.message}`);",
+    replace: "    return undefined;",
+    test: "__tests__/review-openai.test.ts",
+    filter: "outage during the Builder",
+  },
+  {
+    group: "openai",
     guard: "the limit goes in max_tokens at a compatible server's base URL",
     file: OPENAI,
     find: '      options.maxTokensField ?? (options.baseURL ? "max_tokens" : "max_completion_tokens");',
