@@ -13,6 +13,8 @@ const ADAPTER = "src/adapters/models/anthropic.ts";
 const RR = "__tests__/review-recovery.test.ts";
 const OPENAI = "src/adapters/models/openai.ts";
 const OT = "__tests__/openai-conversation.test.ts";
+/** What both adapters share (one answerOf): each adapter's test must catch a guard removed there. */
+const WIRE = "src/adapters/models/tool-wire.ts";
 const RB = "__tests__/run-budget.test.ts";
 
 export const MODELS: Mutation[] = [
@@ -46,9 +48,9 @@ export const MODELS: Mutation[] = [
   {
     group: "adapter",
     guard: "an output beside tool calls is not taken before the calls run",
-    file: ADAPTER,
-    find: "    if (calls.length > 0)\n      return {",
-    replace: "    if (calls.length > 0 && !output)\n      return {",
+    file: WIRE,
+    find: "  if (calls.length > 0)\n    return {",
+    replace: "  if (calls.length > 0 && !output)\n    return {",
     test: T,
     filter: "in the same turn as the output",
   },
@@ -397,9 +399,9 @@ export const MODELS: Mutation[] = [
   {
     group: "openai",
     guard: "an output beside tool calls is not taken before the calls run (OpenAI)",
-    file: OPENAI,
-    find: "    if (calls.length > 0)\n      return {",
-    replace: "    if (calls.length > 0 && !output)\n      return {",
+    file: WIRE,
+    find: "  if (calls.length > 0)\n    return {",
+    replace: "  if (calls.length > 0 && !output)\n    return {",
     test: OT,
     filter: "in the same turn as the output",
   },

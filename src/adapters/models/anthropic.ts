@@ -23,6 +23,7 @@ import {
 } from "../../core/engine/ports.ts";
 import { DEFAULT_MAX_TOKENS } from "../../core/model/resolve-project.ts";
 import {
+  answerOf,
   asObject,
   boundedRetryAfter,
   EARLY,
@@ -115,33 +116,8 @@ export class AnthropicModel implements ModelPort {
       message.stop_reason && !["end_turn", "tool_use"].includes(message.stop_reason)
         ? { stop: message.stop_reason }
         : {};
-    const said = text ? { text } : {};
     const uses = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const output = uses.find((u) => u.name === OUTPUT_TOOL);
-    const calls = uses
-      .filter((u) => u !== output)
-      .map((u) => ({ id: u.id, tool: names.get(u.name) ?? u.name, input: u.input }));
-    // Every other call of the turn runs (or is denied) first: an output given beside them was
-    // written before their results, so it is answered and asked for again, never taken.
-    if (calls.length > 0)
-      return {
-        response: {
-          kind: "tool_calls",
-          calls,
-          ...said,
-          ...(output ? { early: { id: output.id, output: output.input } } : {}),
-          ...stop,
-        },
-        usage,
-      };
-    if (output)
-      return {
-        response: { kind: "output", output: output.input, id: output.id, ...said, ...stop },
-        usage,
-      };
-    // No call at all (prose, or a stop with nothing said): the text stands as the output, which
-    // the engine takes only when the agent has no output schema, and otherwise corrects.
-    return { response: { kind: "output", output: text, ...said, ...stop }, usage };
+    return answerOf(uses, names, text, stop, usage);
   }
 }
 

@@ -23,6 +23,7 @@ import {
 } from "../../core/engine/ports.ts";
 import { DEFAULT_MAX_TOKENS } from "../../core/model/resolve-project.ts";
 import {
+  answerOf,
   asObject,
   boundedRetryAfter,
   EARLY,
@@ -121,7 +122,6 @@ export class OpenAIModel implements ModelPort {
     const text = [message?.content, message?.refusal]
       .filter((t): t is string => typeof t === "string" && t.trim() !== "")
       .join("\n");
-    const said = text ? { text } : {};
     const reason = choice?.finish_reason;
     // `length` is the API's max_tokens stop: named as the engine's correction expects.
     const stop =
@@ -140,34 +140,7 @@ export class OpenAIModel implements ModelPort {
         ids.add(id);
         return { id, name: c.function.name, input: parseArguments(c.function.arguments) };
       });
-    const output = uses.find((u) => u.name === OUTPUT_TOOL);
-    const calls = uses
-      .filter((u) => u !== output)
-      .map((u) => ({ id: u.id, tool: names.get(u.name) ?? u.name, input: u.input }));
-    // Every other call of the turn runs (or is denied) first: an output given beside them was
-    // written before their results, so it is answered and asked for again, never taken.
-    if (calls.length > 0)
-      return {
-        response: {
-          kind: "tool_calls",
-          calls,
-          ...said,
-          ...(output ? { early: { id: output.id, output: output.input } } : {}),
-          ...stop,
-        },
-        ...(usage ? { usage } : {}),
-      };
-    if (output)
-      return {
-        response: { kind: "output", output: output.input, id: output.id, ...said, ...stop },
-        ...(usage ? { usage } : {}),
-      };
-    // No call at all (prose, a refusal, or a stop with nothing said): the text stands as the
-    // output, which the engine takes only when the agent has no output schema.
-    return {
-      response: { kind: "output", output: text, ...said, ...stop },
-      ...(usage ? { usage } : {}),
-    };
+    return answerOf(uses, names, text, stop, usage);
   }
 }
 

@@ -1,8 +1,11 @@
 /**
  * What the model adapters share: the output tool, API-safe tool names, how a replayed call's
- * input is made an object, the words for an answer not taken, and the bound on how long a
- * provider may make a retry wait.
+ * input is made an object, the words for an answer not taken, how a turn's calls become the
+ * engine's answer, and the bound on how long a provider may make a retry wait.
  */
+
+import type { TokenUsage } from "../../core/engine/journal.ts";
+import type { ModelAnswer } from "../../core/engine/ports.ts";
 
 /** The tool an agent gives its final output through; its input schema is the output schema. */
 export const OUTPUT_TOOL = "submit_output";
@@ -65,4 +68,50 @@ function waitSeconds(headers: Headers): number {
 /** Whether an HTTP status after the SDK's retries is an outage (the run pauses, resumable). */
 export function isOutageStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** One call of a model's turn, as the provider's answer gives it (its API name). */
+export interface WireCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/**
+ * A turn's answer for the engine. Every call other than the output runs (or is denied) first:
+ * an output given beside them was written before their results, so it is answered and asked
+ * for again, never taken. No call at all (prose, a refusal, a stop with nothing said): the text
+ * stands as the output, which the engine takes only when the agent has no output schema, and
+ * otherwise corrects. `stop` is a stop reason the engine must hear of (max_tokens, …).
+ */
+export function answerOf(
+  uses: readonly WireCall[],
+  names: ReadonlyMap<string, string>,
+  text: string,
+  stop: { stop?: string },
+  usage: TokenUsage | undefined,
+): ModelAnswer {
+  const said = text ? { text } : {};
+  const spent = usage ? { usage } : {};
+  const output = uses.find((u) => u.name === OUTPUT_TOOL);
+  const calls = uses
+    .filter((u) => u !== output)
+    .map((u) => ({ id: u.id, tool: names.get(u.name) ?? u.name, input: u.input }));
+  if (calls.length > 0)
+    return {
+      response: {
+        kind: "tool_calls",
+        calls,
+        ...said,
+        ...(output ? { early: { id: output.id, output: output.input } } : {}),
+        ...stop,
+      },
+      ...spent,
+    };
+  if (output)
+    return {
+      response: { kind: "output", output: output.input, id: output.id, ...said, ...stop },
+      ...spent,
+    };
+  return { response: { kind: "output", output: text, ...said, ...stop }, ...spent };
 }
