@@ -290,6 +290,15 @@ export const MODELS: Mutation[] = [
   },
   {
     group: "budgets",
+    guard: "a budget of zero (or not a whole number) is refused, not taken as no budget",
+    file: "src/core/model/budget-number.ts",
+    find: "/^[1-9][0-9]{0,11}$/",
+    replace: "/^[0-9]{1,12}$/",
+    test: "__tests__/review-budget.test.ts",
+    filter: "a bad number is a usage error",
+  },
+  {
+    group: "budgets",
     guard: "the review run's model calls are budgeted",
     file: "src/cli/commands/review.ts",
     find: "  const model = budgeted(",

@@ -54,6 +54,7 @@ import {
 import { meetsPermission } from "../core/approvals/approval-comment.ts";
 import type { ModelPort } from "../core/engine/ports.ts";
 import { type AgentModels, parseAgentModels } from "../core/model/agent-models.ts";
+import { POSITIVE_WHOLE, positiveWholeNumber } from "../core/model/budget-number.ts";
 import type { ResolvedProject } from "../core/model/project.ts";
 import { readArtifact } from "../core/review/artifacts.ts";
 import type { ReviewRunState } from "../core/review/ports.ts";
@@ -95,11 +96,12 @@ export function readReviewFixInputs(getInput: (name: string) => string): ReviewF
   const budget = (name: string): number | undefined => {
     const v = getInput(name).trim();
     if (v === "") return undefined;
-    if (!/^[1-9][0-9]{0,11}$/.test(v))
+    const n = positiveWholeNumber(v);
+    if (n === undefined)
       throw new ReviewFixInputError(
-        `input \`${name}\` must be a positive whole number, not ${JSON.stringify(v)}`,
+        `input \`${name}\` must be ${POSITIVE_WHOLE}, not ${JSON.stringify(v)}`,
       );
-    return Number(v);
+    return n;
   };
   const maxModelCalls = budget("max-model-calls");
   const maxTokens = budget("max-tokens");

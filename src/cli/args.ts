@@ -2,7 +2,9 @@
  * Flag parsing for commands: node's `util.parseArgs` with errors turned into `UsageError`s that
  * name the command and the flag.
  */
+
 import { parseArgs } from "node:util";
+import { POSITIVE_WHOLE, positiveWholeNumber } from "../core/model/budget-number.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { UsageError } from "./io.ts";
 
@@ -34,10 +36,8 @@ export function wholeNumber(
   flag: string,
 ): number | undefined {
   if (v === undefined) return undefined;
-  const text = String(v).trim();
-  if (!/^[1-9][0-9]{0,11}$/.test(text))
-    throw new UsageError(
-      `${command}: ${flag} must be a positive whole number, not ${JSON.stringify(v)}`,
-    );
-  return Number(text);
+  const n = positiveWholeNumber(String(v));
+  if (n === undefined)
+    throw new UsageError(`${command}: ${flag} must be ${POSITIVE_WHOLE}, not ${JSON.stringify(v)}`);
+  return n;
 }
