@@ -1,0 +1,217 @@
+/**
+ * Claude Code's permission rules (`permissions.allow`, `ask`, `deny` in `.claude/settings.json`
+ * and its other scopes), read with the host's own documented semantics, and ordered by
+ * containment, never by text. Pure.
+ *
+ * A rule is `Tool` or `Tool(specifier)`; `Tool(*)` is `Tool`. For `Bash` the specifier is a
+ * pattern over the whole command string: `*` matches any characters (spaces included); a single
+ * trailing ` *` is optional, so `Bash(ls *)` matches `ls` and `ls -la` but not `lsof` (a word
+ * boundary), while `Bash(ls*)` matches all three; the legacy `Bash(npm run:*)` is a prefix at a
+ * word boundary, the same as `Bash(npm run *)`. `mcp__server` covers every tool of that server.
+ *
+ * Containment is decided conservatively: `contains(a, b)` is true only when every use `b` matches
+ * is provably matched by `a`. What cannot be proven is not contained, so a change the order
+ * cannot place is a widening (fail closed).
+ */
+
+export interface ClaudeRule {
+  /** The rule exactly as written. */
+  text: string;
+  tool: string;
+  /** The text inside the parentheses; absent (or `*`) for the whole tool. */
+  specifier?: string;
+}
+
+/** A rule, or why the host would not read it as one. */
+export function parseClaudeRule(text: string): ClaudeRule | { problem: string } {
+  const t = text.trim();
+  // An MCP rule may end in `*` after its server (`mcp__server__*`).
+  const m = /^([A-Za-z_][A-Za-z0-9_-]*(?:\*)?)(?:\((.*)\))?$/s.exec(t);
+  if (!m || m[1] === undefined || (m[1].endsWith("*") && !/^mcp__[^_].*__\*$/.test(m[1])))
+    return {
+      problem: `${JSON.stringify(text)} is not a rule: write Tool or Tool(specifier)`,
+    };
+  const spec = m[2];
+  if (spec === undefined || spec.trim() === "*") return { text, tool: m[1] };
+  if (spec.trim() === "")
+    return {
+      problem: `${JSON.stringify(text)} has an empty specifier: write ${m[1]} for every use`,
+    };
+  return { text, tool: m[1], specifier: spec };
+}
+
+/** A glob over a string: literal text and `*` (any characters). */
+type Glob = readonly ("*" | string)[];
+
+function glob(pattern: string): Glob {
+  const out: ("*" | string)[] = [];
+  for (const ch of pattern) {
+    if (ch === "*") {
+      if (out.at(-1) !== "*") out.push("*");
+    } else out.push(ch);
+  }
+  return out;
+}
+
+/**
+ * The command globs a Bash specifier matches, as alternatives: `prefix:*` and a single trailing
+ * ` *` both mean the prefix alone or the prefix, a space and anything.
+ */
+export function bashGlobs(specifier: string): Glob[] {
+  const legacy = /^(.*):\*$/s.exec(specifier);
+  const prefix = legacy
+    ? legacy[1]
+    : specifier.endsWith(" *") && specifier.indexOf("*") === specifier.length - 1
+      ? specifier.slice(0, -2)
+      : undefined;
+  if (prefix !== undefined) return [glob(prefix), glob(`${prefix} *`)];
+  return [glob(specifier)];
+}
+
+/**
+ * Whether every string `b` matches is matched by `a`. Sound, not complete: `b`'s `*` is opaque
+ * (only a `*` of `a` may consume it), so a true answer is a proof.
+ */
+export function globContains(a: Glob, b: Glob): boolean {
+  // memo[i][j]: a[i..] contains b[j..]
+  const memo = new Map<number, boolean>();
+  const go = (i: number, j: number): boolean => {
+    const key = i * (b.length + 1) + j;
+    const seen = memo.get(key);
+    if (seen !== undefined) return seen;
+    let r: boolean;
+    if (i === a.length) r = j === b.length;
+    else if (a[i] === "*") r = go(i + 1, j) || (j < b.length && go(i, j + 1));
+    else r = j < b.length && b[j] !== "*" && a[i] === b[j] && go(i + 1, j + 1);
+    memo.set(key, r);
+    return r;
+  };
+  return go(0, 0);
+}
+
+/** The globs a rule's specifier matches, by the tool's own reading of it. */
+function specifierGlobs(rule: ClaudeRule & { specifier: string }): Glob[] {
+  if (rule.tool === "Bash") return bashGlobs(rule.specifier);
+  return [glob(rule.specifier)];
+}
+
+/** An MCP rule: its server, and its tool when it names one (`mcp__server__tool`). */
+function mcpParts(tool: string): { server: string; tool?: string } | undefined {
+  const m = /^mcp__([^_]+(?:_[^_]+)*?)(?:__(.+))?$/.exec(tool);
+  if (!m || m[1] === undefined) return undefined;
+  return m[2] === undefined ? { server: m[1] } : { server: m[1], tool: m[2] };
+}
+
+/** Whether every use `b` matches is matched by `a` (see the module's note: a proof, or false). */
+export function ruleContains(a: ClaudeRule, b: ClaudeRule): boolean {
+  if (a.tool !== b.tool) {
+    const ma = mcpParts(a.tool);
+    const mb = mcpParts(b.tool);
+    // `mcp__server` covers each of its tools; `mcp__server__*` is the same.
+    return (
+      ma !== undefined &&
+      mb !== undefined &&
+      ma.server === mb.server &&
+      a.specifier === undefined &&
+      (ma.tool === undefined || ma.tool === "*")
+    );
+  }
+  if (a.specifier === undefined) return true;
+  if (b.specifier === undefined) return false;
+  const as = specifierGlobs(a as ClaudeRule & { specifier: string });
+  const bs = specifierGlobs(b as ClaudeRule & { specifier: string });
+  return bs.every((g) => as.some((f) => globContains(f, g)));
+}
+
+export type RuleList = "allow" | "ask" | "deny";
+
+export interface RuleChange {
+  list: RuleList;
+  /** The rule exactly as written in the file. */
+  rule: string;
+  change: "added" | "removed";
+  direction: "widened" | "narrowed" | "neutral";
+  /** Why, in one sentence. */
+  reason: string;
+}
+
+const covering = (rules: readonly ClaudeRule[], r: ClaudeRule) =>
+  rules.find((x) => x.text !== r.text && ruleContains(x, r)) ??
+  rules.find((x) => x.text === r.text);
+
+/**
+ * Each rule added to or removed from a list between two sets of rules (the lists concatenated
+ * across the scopes the host reads), with its direction. Deny wins over ask over allow, whatever
+ * the order or specificity, so: an allow covered by an existing allow is neutral, and one a
+ * deny covers gives nothing; a removed deny or ask is a widening unless another still covers
+ * what it held; an added deny or ask narrows. A rule the order cannot place widens.
+ */
+export function ruleChanges(
+  base: Readonly<Record<RuleList, readonly ClaudeRule[]>>,
+  head: Readonly<Record<RuleList, readonly ClaudeRule[]>>,
+): RuleChange[] {
+  const out: RuleChange[] = [];
+  const texts = (rs: readonly ClaudeRule[]) => new Set(rs.map((r) => r.text.trim()));
+  for (const list of ["deny", "ask", "allow"] as const) {
+    const before = texts(base[list]);
+    const after = texts(head[list]);
+    for (const r of head[list]) {
+      if (before.has(r.text.trim())) continue;
+      out.push({ list, rule: r.text, change: "added", ...addedDirection(list, r, base, head) });
+    }
+    for (const r of base[list]) {
+      if (after.has(r.text.trim())) continue;
+      out.push({ list, rule: r.text, change: "removed", ...removedDirection(list, r, head) });
+    }
+  }
+  return out;
+}
+
+function addedDirection(
+  list: RuleList,
+  r: ClaudeRule,
+  base: Readonly<Record<RuleList, readonly ClaudeRule[]>>,
+  head: Readonly<Record<RuleList, readonly ClaudeRule[]>>,
+): Pick<RuleChange, "direction" | "reason"> {
+  if (list === "deny")
+    return { direction: "narrowed", reason: "a deny removes what it matches, whatever allows it" };
+  if (list === "ask") {
+    const by = covering(base.ask, r) ?? covering(base.deny, r);
+    return by
+      ? {
+          direction: "neutral",
+          reason: `already ${base.deny.includes(by) ? "denied" : "asked"} by ${by.text}`,
+        }
+      : { direction: "narrowed", reason: "an ask rule gates what it matches, whatever allows it" };
+  }
+  const denied = covering(head.deny, r);
+  if (denied) return { direction: "neutral", reason: `${denied.text} denies everything it allows` };
+  const asked = covering(head.ask, r);
+  if (asked)
+    return { direction: "neutral", reason: `${asked.text} still asks for everything it allows` };
+  const allowed = covering(base.allow, r);
+  if (allowed) return { direction: "neutral", reason: `already allowed by ${allowed.text}` };
+  return { direction: "widened", reason: "allows what no rule allowed before, without asking" };
+}
+
+function removedDirection(
+  list: RuleList,
+  r: ClaudeRule,
+  head: Readonly<Record<RuleList, readonly ClaudeRule[]>>,
+): Pick<RuleChange, "direction" | "reason"> {
+  if (list === "allow") {
+    const still = covering(head.allow, r);
+    return still
+      ? { direction: "neutral", reason: `still allowed by ${still.text}` }
+      : { direction: "narrowed", reason: "what it allowed is asked again" };
+  }
+  const still = covering(head.deny, r) ?? (list === "ask" ? covering(head.ask, r) : undefined);
+  if (still) return { direction: "neutral", reason: `still held by ${still.text}` };
+  return {
+    direction: "widened",
+    reason:
+      list === "deny"
+        ? "a removed deny lets through what it stopped"
+        : "a removed ask lets what it gated run without asking where an allow or the mode permits",
+  };
+}
