@@ -111,6 +111,10 @@ describe("a change to Claude Code's rules, by direction", () => {
 
   it("a removed deny widens unless another deny still covers it; an added deny narrows", () => {
     expect(of({ deny: ["Bash(rm *)"] }, {})).toEqual(["removed deny Bash(rm *): widened"]);
+    // Another deny that does not cover it changes nothing.
+    expect(of({ deny: ["Bash(rm *)", "WebFetch"] }, { deny: ["WebFetch"] })).toEqual([
+      "removed deny Bash(rm *): widened",
+    ]);
     expect(of({ deny: ["Bash(rm *)", "Bash"] }, { deny: ["Bash"] })).toEqual([
       "removed deny Bash(rm *): neutral",
     ]);
