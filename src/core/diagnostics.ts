@@ -17,7 +17,7 @@ export interface Span {
   endColumn: number;
 }
 
-/** The closed set of codes. TF1xxx syntax, TF2xxx resources, TF3xxx names, TF4xxx types, TF5xxx effects and policy. */
+/** The closed set of codes. TF1xxx syntax, TF2xxx resources, TF3xxx names, TF4xxx types, TF5xxx effects and policy, TF6xxx host configurations. */
 export const DIAGNOSTIC_CODES = {
   TF1001: { severity: "error", title: "unexpected character" },
   TF1002: { severity: "error", title: "unterminated string" },
@@ -82,6 +82,16 @@ export const DIAGNOSTIC_CODES = {
   TF5006: { severity: "error", title: "forbidden effect reachable" },
   TF5007: { severity: "error", title: "effect requires approval" },
   TF5008: { severity: "error", title: "invalid number" },
+  // Host configurations (Claude Code settings, …): a file the host refuses applies none of its
+  // rules, so it is an error; a rule the host reads but never consults, or that allows more
+  // than it looks, is a warning at its line.
+  TF6001: { severity: "error", title: "host configuration is not valid" },
+  TF6002: { severity: "error", title: "host configuration key has the wrong type" },
+  TF6003: { severity: "error", title: "not a permission rule" },
+  TF6004: { severity: "warning", title: "rule never consulted" },
+  TF6005: { severity: "warning", title: "rule allows more than it looks" },
+  TF6006: { severity: "warning", title: "colon taken literally" },
+  TF6007: { severity: "warning", title: "rule shadowed by a deny" },
 } as const satisfies Record<string, { severity: Severity; title: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

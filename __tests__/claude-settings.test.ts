@@ -1,0 +1,158 @@
+/**
+ * Claude Code's settings files read as the host reads them: strict JSON, the allow/ask/deny lists
+ * of the shared and the local file concatenated, defaultMode from the most specific file, every
+ * rule at its line; a file the host refuses, a key of the wrong type and a rule it cannot read
+ * are errors at their line, and the rules that do not do what they look like are warnings.
+ */
+import { describe, expect, it } from "vitest";
+import { readClaudeSettings } from "../src/core/hosts/claude-settings.ts";
+
+const SHARED = ".claude/settings.json";
+const LOCAL = ".claude/settings.local.json";
+
+const located = (text: string, path = SHARED) => readClaudeSettings([{ path, text }]);
+const codes = (text: string) =>
+  located(text).diagnostics.map((d) => `${d.code} ${d.span.line}:${d.span.column}`);
+
+describe("Claude Code settings", () => {
+  it("reads every rule of every list with its line and column, the text exactly as written", () => {
+    const text = `{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": [
+      "Bash(npm run test:*)",
+      "Read(./src/**)"
+    ],
+    "ask": ["Bash(git push:*)"],
+    "deny": ["Read(./.env)", "WebFetch"],
+    "defaultMode": "acceptEdits"
+  },
+  "env": { "FOO": "1" }
+}
+`;
+    const s = located(text);
+    expect(s.diagnostics).toEqual([]);
+    expect(s.rules.allow.map((r) => [r.text, r.span.line, r.span.column])).toEqual([
+      ["Bash(npm run test:*)", 5, 7],
+      ["Read(./src/**)", 6, 7],
+    ]);
+    expect(s.rules.ask.map((r) => r.text)).toEqual(["Bash(git push:*)"]);
+    expect(s.rules.deny.map((r) => [r.tool, r.specifier])).toEqual([
+      ["Read", "./.env"],
+      ["WebFetch", undefined],
+    ]);
+    expect(s.defaultMode).toMatchObject({ value: "acceptEdits", span: { file: SHARED, line: 10 } });
+  });
+
+  it("concatenates the lists of the shared and the local file; the local file's defaultMode wins", () => {
+    const s = readClaudeSettings([
+      { path: SHARED, text: '{"permissions":{"allow":["Read"],"defaultMode":"plan"}}' },
+      {
+        path: LOCAL,
+        text: '{"permissions":{"allow":["Bash(make *)"],"defaultMode":"bypassPermissions"}}',
+      },
+    ]);
+    expect(s.rules.allow.map((r) => `${r.span.file} ${r.text}`)).toEqual([
+      `${SHARED} Read`,
+      `${LOCAL} Bash(make *)`,
+    ]);
+    expect(s.defaultMode?.value).toBe("bypassPermissions");
+  });
+
+  it("a file the host refuses (a comment, a trailing comma) is an error at its line, and none of its rules are read", () => {
+    const comment = `{
+  "permissions": {
+    // let the agent push
+    "allow": ["Bash(git push:*)"]
+  }
+}`;
+    const s = located(comment);
+    expect(s.rules.allow).toEqual([]);
+    expect(s.diagnostics.map((d) => `${d.code} ${d.span.line}`)).toEqual(["TF6001 3"]);
+    expect(s.diagnostics[0]?.message).toContain("the host ignores the whole file");
+    expect(codes('{"permissions": {"allow": ["Read",]}}')).toEqual(["TF6001 1:35"]);
+    expect(codes("")).toEqual(["TF6001 1:1"]);
+  });
+
+  it("keys of the wrong type are errors at their line; the entries around them are still read", () => {
+    expect(codes("[1, 2]")).toEqual(["TF6002 1:1"]);
+    expect(codes('{"permissions": "all"}')).toEqual(["TF6002 1:17"]);
+    const s = located(`{"permissions": {
+  "allow": "Bash",
+  "deny": [42, "WebFetch"],
+  "defaultMode": "yolo"
+}}`);
+    expect(s.diagnostics.map((d) => `${d.code} ${d.span.line}`)).toEqual([
+      "TF6002 2",
+      "TF6002 3",
+      "TF6002 4",
+    ]);
+    expect(s.diagnostics[2]?.message).toContain('not "yolo"');
+    expect(s.rules.deny.map((r) => r.text)).toEqual(["WebFetch"]);
+  });
+
+  it("an entry that is not a rule is an error; a wildcard tool name and a path rule the host never consults are warnings", () => {
+    const s = located(
+      '{"permissions":{"allow":["Bash(git","Bash()","mcp__*","Write(docs/**)","Glob(src/**)","mcp__github__*"]}}',
+    );
+    expect(s.diagnostics.map((d) => d.code)).toEqual([
+      "TF6003",
+      "TF6003",
+      "TF6004",
+      "TF6004",
+      "TF6004",
+    ]);
+    expect(s.diagnostics[3]?.message).toContain("only in Read(…) and Edit(…)");
+    expect(s.rules.allow.map((r) => r.text)).toEqual([
+      "Write(docs/**)",
+      "Glob(src/**)",
+      "mcp__github__*",
+    ]);
+  });
+
+  it("an allow that runs any command warns; the same words in a deny do not", () => {
+    const s = located(
+      '{"permissions":{"allow":["Bash(npx *)","Bash(docker exec:*)","Bash(bash -c *)","Bash(xargs *)","Bash(gh pr review:*)","Bash(npm test)"],"deny":["Bash(npx *)"]}}',
+    );
+    const warned = s.diagnostics.filter((d) => d.code === "TF6005").map((d) => d.message);
+    expect(warned).toHaveLength(5);
+    expect(warned[4]).toContain("also approves a pull request");
+  });
+
+  it("a :* before the end is taken literally; at the end it is the prefix form", () => {
+    expect(
+      located('{"permissions":{"allow":["Bash(npm run:* --silent)"]}}').diagnostics.map(
+        (d) => d.code,
+      ),
+    ).toEqual(["TF6006"]);
+    expect(located('{"permissions":{"allow":["Bash(npm run:*)"]}}').diagnostics).toEqual([]);
+  });
+
+  it("an allow a deny covers never takes effect: a warning at the allow, the deny as related", () => {
+    const s = located(`{"permissions": {
+  "allow": ["Bash(aws s3 ls)", "Bash(npm test)"],
+  "deny": ["Bash(aws *)"]
+}}`);
+    expect(s.diagnostics.map((d) => `${d.code} ${d.span.line}:${d.span.column}`)).toEqual([
+      "TF6007 2:13",
+    ]);
+    expect(s.diagnostics[0]?.related?.[0]?.span.line).toBe(3);
+  });
+
+  it("never throws on hostile input: every prefix of a real file, and random bytes, give rules or diagnostics", () => {
+    const text = `{"permissions":{"allow":["Bash(git log:*)","Read(./src/**)"],"deny":["WebFetch"],"defaultMode":"plan"}}`;
+    for (let i = 0; i <= text.length; i++) expect(() => located(text.slice(0, i))).not.toThrow();
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (let n = 0; n < 200; n++) {
+      const junk = Array.from({ length: rnd() % 80 }, () => String.fromCharCode(rnd() % 128)).join(
+        "",
+      );
+      const s = located(junk);
+      expect(s.rules.allow.length + s.diagnostics.length).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
