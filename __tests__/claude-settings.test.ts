@@ -5,7 +5,7 @@
  * are errors at their line, and the rules that do not do what they look like are warnings.
  */
 import { describe, expect, it } from "vitest";
-import { readClaudeSettings } from "../src/core/hosts/claude-settings.ts";
+import { claudeSettingsChanges, readClaudeSettings } from "../src/core/hosts/claude-settings.ts";
 
 const SHARED = ".claude/settings.json";
 const LOCAL = ".claude/settings.local.json";
@@ -154,5 +154,60 @@ describe("Claude Code settings", () => {
       const s = located(junk);
       expect(s.rules.allow.length + s.diagnostics.length).toBeGreaterThanOrEqual(0);
     }
+  });
+});
+
+describe("a pull request's change to Claude Code settings", () => {
+  const changes = (base: string, head: string) =>
+    claudeSettingsChanges(located(base), located(head)).map(
+      (c) => `${c.direction} ${c.change} ${c.rule ?? c.key} @${c.line}`,
+    );
+
+  it("one widened rule is one widened row, at its line in the head, whatever else moves; reordering is no change", () => {
+    const base = `{
+  "permissions": {
+    "allow": ["Read", "Bash(git log:*)", "Bash(npm test)"],
+    "deny": ["Bash(rm *)", "WebFetch"]
+  }
+}`;
+    const head = `{
+  "permissions": {
+    "allow": [
+      "Bash(npm test)",
+      "Read",
+      "Bash(git *)"
+    ],
+    "deny": ["WebFetch", "Bash(rm *)"]
+  }
+}`;
+    expect(changes(base, head)).toEqual([
+      "widened added Bash(git *) @6",
+      "neutral removed Bash(git log:*) @3",
+    ]);
+  });
+
+  it("a deleted deny is a widening at the line it had; an added deny narrows", () => {
+    expect(
+      changes(
+        '{"permissions":{"deny":["Bash(curl *)"]}}',
+        '{"permissions":{"deny":[\n"Bash(wget *)"]}}',
+      ),
+    ).toEqual(["narrowed added Bash(wget *) @2", "widened removed Bash(curl *) @1"]);
+  });
+
+  it("the mode a session starts in, by the modes' order: up widens, down narrows, auto to dontAsk is not ordered and widens", () => {
+    const mode = (m?: string) =>
+      m ? `{"permissions":{"defaultMode":"${m}"}}` : '{"permissions":{}}';
+    expect(changes(mode(), mode("acceptEdits"))).toEqual([
+      "widened added permissions.defaultMode @1",
+    ]);
+    expect(changes(mode("bypassPermissions"), mode("plan"))).toEqual([
+      "narrowed changed permissions.defaultMode @1",
+    ]);
+    expect(changes(mode("plan"), mode())).toEqual(["widened removed permissions.defaultMode @1"]);
+    expect(changes(mode("auto"), mode("dontAsk"))).toEqual([
+      "widened changed permissions.defaultMode @1",
+    ]);
+    expect(changes(mode("default"), mode())).toEqual([]);
   });
 });

@@ -580,4 +580,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/claude-settings.test.ts",
     filter: "never takes effect",
   },
+  {
+    group: "hosts",
+    guard: "a mode change the order cannot place widens (auto to dontAsk)",
+    file: "src/core/hosts/claude-settings.ts",
+    find: '      direction: rise < 0 ? "narrowed" : "widened",',
+    replace: '      direction: rise <= 0 ? "narrowed" : "widened",',
+    test: "__tests__/claude-settings.test.ts",
+    filter: "the mode a session starts in",
+  },
 ];

@@ -16,7 +16,13 @@ import {
   printParseErrorCode,
 } from "jsonc-parser";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
-import { type ClaudeRule, parseClaudeRule, type RuleList, ruleContains } from "./claude-rules.ts";
+import {
+  type ClaudeRule,
+  parseClaudeRule,
+  type RuleList,
+  ruleChanges,
+  ruleContains,
+} from "./claude-rules.ts";
 
 /** A host configuration file: its repository-relative path and its text. */
 export interface HostFile {
@@ -61,7 +67,8 @@ const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
   [/^(npx|pnpx|bunx|uvx|pipx run)\b/, "runs any package's program, fetched from the registry"],
   [/^docker (exec|run)\b/, "runs any command in a container"],
   [/^(ba|z|da|k)?sh -c\b/, "runs any shell command"],
-  [/^(xargs|env|eval|exec|sudo|nohup|timeout|nice|watch)\b/, "runs whatever command follows it"],
+  // Not timeout, nice or nohup: the host strips those wrappers before it matches a command.
+  [/^(xargs|env|eval|exec|sudo|watch)\b/, "runs whatever command follows it"],
   [/^gh pr review\b/, "also approves a pull request (--approve)"],
   [/^(python3?|node|ruby|perl) -(c|e)\b/, "runs any program given inline"],
 ];
@@ -260,4 +267,69 @@ function shadowed(out: ClaudeSettings): void {
           ),
         );
     }
+}
+
+/**
+ * The order of the modes, from the most restrictive: `auto` and `dontAsk` share a rank (neither
+ * is provably narrower than the other, so a change between them widens).
+ */
+const MODE_RANK: Readonly<Record<(typeof CLAUDE_MODES)[number], number>> = {
+  plan: 0,
+  default: 1,
+  acceptEdits: 2,
+  auto: 3,
+  dontAsk: 3,
+  bypassPermissions: 4,
+};
+
+/** One change of a host's authority, as the plan shows it: the rule or key exactly as written, where. */
+export interface HostChange {
+  direction: "widened" | "narrowed" | "neutral";
+  /** The rule as written (`Bash(git *)`), for a rule change. */
+  rule?: string;
+  /** The key (`permissions.defaultMode`), for a setting change. */
+  key?: string;
+  list?: RuleList;
+  change: "added" | "removed" | "changed";
+  /** Where the head has it (for a removal, where the base had it). */
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/**
+ * What a change to a repository's Claude Code settings does to the agent's authority: each rule
+ * added or removed, with its direction by containment (ruleChanges), and a change of the mode a
+ * session starts in by the modes' order.
+ */
+export function claudeSettingsChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[] {
+  const where = (list: RuleList, text: string, from: ClaudeSettings) =>
+    from.rules[list].find((r) => r.text === text)?.span;
+  const out: HostChange[] = ruleChanges(base.rules, head.rules).map((c) => {
+    const span = where(c.list, c.rule, c.change === "added" ? head : base);
+    return {
+      direction: c.direction,
+      rule: c.rule,
+      list: c.list,
+      change: c.change,
+      file: span?.file ?? "",
+      line: span?.line ?? 0,
+      reason: c.reason,
+    };
+  });
+  const before = (base.defaultMode?.value ?? "default") as keyof typeof MODE_RANK;
+  const after = (head.defaultMode?.value ?? "default") as keyof typeof MODE_RANK;
+  if (before !== after) {
+    const span = head.defaultMode?.span ?? base.defaultMode?.span;
+    const rise = MODE_RANK[after] - MODE_RANK[before];
+    out.push({
+      direction: rise < 0 ? "narrowed" : "widened",
+      key: "permissions.defaultMode",
+      change: head.defaultMode === undefined ? "removed" : base.defaultMode ? "changed" : "added",
+      file: span?.file ?? "",
+      line: span?.line ?? 0,
+      reason: `a session starts in ${after} instead of ${before}${rise === 0 ? " (the two are not ordered)" : ""}`,
+    });
+  }
+  return out;
 }
