@@ -589,4 +589,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/claude-settings.test.ts",
     filter: "the mode a session starts in",
   },
+  {
+    group: "hosts",
+    guard: "a settings file that is a link is not followed",
+    file: "src/cli/commands/host-plan.ts",
+    find: "    if (!st.isFile()) {",
+    replace: "    if (false) {",
+    test: "__tests__/host-plan.test.ts",
+    filter: "is a link",
+  },
 ];

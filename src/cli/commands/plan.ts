@@ -3,8 +3,9 @@
  * Exit 0 (no changes, or changes without --detailed-exitcode), 2 (changes, with
  * --detailed-exitcode), 1 (errors, or policy violations in the plan).
  */
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { renderPlanSarif } from "../../adapters/report/sarif.ts";
 import { diagnosticsToJson } from "../../core/render/diagnostics-text.ts";
 import { renderPlanAnnotations } from "../../core/render/plan-annotations.ts";
@@ -17,6 +18,7 @@ import { parseFlags } from "../args.ts";
 import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
+import { hostFilesIn, hostPlanCommand } from "./host-plan.ts";
 import { loadPrior, loadProject, planAgainst, printDiagnostics } from "./project-context.ts";
 
 export const PLAN_HELP = `Usage: terfyn plan --project DIR [--against GITREF] [--state FILE] [--json] [--detailed-exitcode]
@@ -28,6 +30,10 @@ bounds. Compares against the state file (written by \`terfyn apply\`), or with -
 against the project as it was at a git revision. A revision whose project does not validate
 is not used in part: everything is planned as new, and a note says why (the Action does the
 same with a pull request's base). The plan ends with its content hash.
+
+In a directory without terfyn.yaml that holds Claude Code's settings (.claude/settings.json,
+.claude/settings.local.json), plan plans those as the agent Host/claude-code: each rule added
+or removed, and the start mode, WIDENED, NARROWED or neutral by containment (text or json).
 
 Options:
   --project DIR        the directory holding terfyn.yaml (default: .)
@@ -77,6 +83,17 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
   refuseStdinDirectories("plan", {
     "--project": { value: values.project, what: "the directory holding terfyn.yaml" },
   });
+  // No terfyn.yaml, but the configurations of agents people already run: plan those.
+  const root = resolve(io.cwd, (values.project as string | undefined) ?? ".");
+  if (!existsSync(join(root, "terfyn.yaml"))) {
+    const present = await hostFilesIn(root);
+    if (present.length > 0)
+      return hostPlanCommand(io, root, present, {
+        ...(values.against !== undefined ? { against: values.against as string } : {}),
+        format,
+        detailedExitcode: values["detailed-exitcode"] === true,
+      });
+  }
   const ctx = await loadProject(io, values.project as string | undefined);
   const prior = await loadPrior(io, ctx, {
     against: values.against as string | undefined,

@@ -1,0 +1,100 @@
+/**
+ * `terfyn plan` in a directory without terfyn.yaml that holds host configurations (Claude Code's
+ * `.claude/settings.json` and `.claude/settings.local.json`): the files are read from the
+ * directory, and with `--against REF` as that revision has them (git objects, no checkout), and
+ * planned as the host agent `Host/claude-code`. stderr names the files read.
+ */
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { diagnostic } from "../../core/diagnostics.ts";
+import type { HostFile } from "../../core/hosts/claude-settings.ts";
+import {
+  CLAUDE_SETTINGS_PATHS,
+  hostPlanJson,
+  hostPlanSummary,
+  hostPlanText,
+  planClaudeCode,
+} from "../../core/hosts/host-plan.ts";
+import { renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import { escapeTerminalText } from "../../core/render/terminal-text.ts";
+import { SourceText } from "../../core/source.ts";
+import { type CliIo, UsageError, useColor } from "../io.ts";
+
+/** The host configuration files present in `root` (links included, to be refused by name). */
+export async function hostFilesIn(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of CLAUDE_SETTINGS_PATHS) {
+    try {
+      await lstat(join(root, p));
+      out.push(p);
+    } catch {
+      // absent
+    }
+  }
+  return out;
+}
+
+export async function hostPlanCommand(
+  io: CliIo,
+  root: string,
+  present: readonly string[],
+  options: { against?: string; format: string; detailedExitcode: boolean },
+): Promise<number> {
+  if (options.format !== "text" && options.format !== "json")
+    throw new UsageError(
+      `plan: a plan of host configurations prints text or json, not ${options.format}`,
+    );
+  const head: HostFile[] = [];
+  const refused = [];
+  for (const path of present) {
+    const full = join(root, path);
+    const st = await lstat(full);
+    if (!st.isFile()) {
+      // A link is not followed: what it points to is not part of the reviewed tree.
+      refused.push(
+        diagnostic(
+          "TF6001",
+          { file: path, line: 1, column: 1, endLine: 1, endColumn: 1 },
+          `${path} is not a regular file (a link or a directory): it is not read, and a plan cannot say what it allows`,
+        ),
+      );
+      continue;
+    }
+    head.push({ path, text: await readFile(full, "utf8") });
+  }
+  const base = options.against === undefined ? [] : await filesAt(root, options.against);
+  io.stderr(
+    `terfyn plan: no terfyn.yaml here; read the host configuration${present.length === 1 ? "" : "s"} ${present.map((p) => escapeTerminalText(p)).join(", ")} (Claude Code)${options.against ? `, and ${base.length === 0 ? "none" : base.map((f) => escapeTerminalText(f.path)).join(", ")} at ${escapeTerminalText(options.against)}` : ""}\n`,
+  );
+  const plan = planClaudeCode(base, head);
+  const diagnostics = [...refused, ...plan.diagnostics];
+  if (diagnostics.length > 0)
+    io.stderr(
+      `${renderDiagnosticsText(diagnostics, {
+        sources: new Map(head.map((f) => [f.path, new SourceText(f.path, f.text)])),
+        displayPath: (f) => f,
+        color: useColor(io),
+      })}\n\n`,
+    );
+  const against = options.against ?? null;
+  io.stdout(
+    options.format === "json"
+      ? `${JSON.stringify({ ...hostPlanJson([plan], against), diagnostics: diagnostics.map((d) => ({ code: d.code, severity: d.severity, message: d.message, file: d.span.file, line: d.span.line, column: d.span.column })) }, null, 2)}\n`
+      : hostPlanText([plan], against),
+  );
+  if (diagnostics.some((d) => d.severity === "error")) return 1;
+  if (options.detailedExitcode) return hostPlanSummary([plan]).has_changes ? 2 : 0;
+  return 0;
+}
+
+/** The settings files as `revision` has them (git objects; a link or an absent file is not read). */
+async function filesAt(root: string, revision: string): Promise<HostFile[]> {
+  const { locateProject, readFileAtRevision } = await import("../../adapters/git/read-revision.ts");
+  const { top, prefix } = await locateProject(root);
+  const out: HostFile[] = [];
+  for (const path of CLAUDE_SETTINGS_PATHS) {
+    const r = await readFileAtRevision(top, revision, prefix ? `${prefix}/${path}` : path);
+    if (r.kind === "file") out.push({ path, text: r.text });
+  }
+  return out;
+}
