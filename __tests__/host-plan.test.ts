@@ -95,4 +95,22 @@ describe("terfyn plan on Claude Code settings", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("a plan of host configurations prints text or json, not sarif");
   });
+
+  it("a repository with only .mcp.json: a new server is one widened row naming it; stderr names the file", async () => {
+    const r0 = mkdtempSync(join(tmpdir(), "terfyn-host-plan-"));
+    git(r0, "init", "-q");
+    writeFileSync(join(r0, ".mcp.json"), '{"mcpServers": {}}\n');
+    git(r0, "add", "-A");
+    git(r0, "commit", "-qm", "base");
+    writeFileSync(
+      join(r0, ".mcp.json"),
+      '{\n  "mcpServers": {\n    "db": { "command": "npx", "args": ["-y", "db-mcp"] }\n  }\n}\n',
+    );
+    const r = await runTerfyn(["plan", "--against", "HEAD"], r0);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("read the host configuration .mcp.json");
+    expect(r.stdout).toContain(
+      "WIDENED  added mcpServers.db  .mcp.json:3  (a new MCP server: it runs npx -y db-mcp)",
+    );
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * `terfyn plan` in a directory without terfyn.yaml that holds host configurations (Claude Code's
- * `.claude/settings.json` and `.claude/settings.local.json`): the files are read from the
+ * `.claude/settings.json` and `.claude/settings.local.json`, and `.mcp.json`): the files are read from the
  * directory, and with `--against REF` as that revision has them (git objects, no checkout), and
  * planned as the host agent `Host/claude-code`. stderr names the files read.
  */
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
 import {
-  CLAUDE_SETTINGS_PATHS,
+  HOST_PATHS,
   hostPlanJson,
   hostPlanSummary,
   hostPlanText,
@@ -23,7 +23,7 @@ import { type CliIo, UsageError, useColor } from "../io.ts";
 /** The host configuration files present in `root` (links included, to be refused by name). */
 export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
-  for (const p of CLAUDE_SETTINGS_PATHS) {
+  for (const p of HOST_PATHS) {
     try {
       await lstat(join(root, p));
       out.push(p);
@@ -92,7 +92,7 @@ async function filesAt(root: string, revision: string): Promise<HostFile[]> {
   const { locateProject, readFileAtRevision } = await import("../../adapters/git/read-revision.ts");
   const { top, prefix } = await locateProject(root);
   const out: HostFile[] = [];
-  for (const path of CLAUDE_SETTINGS_PATHS) {
+  for (const path of HOST_PATHS) {
     const r = await readFileAtRevision(top, revision, prefix ? `${prefix}/${path}` : path);
     if (r.kind === "file") out.push({ path, text: r.text });
   }

@@ -23,12 +23,9 @@ import {
   ruleChanges,
   ruleContains,
 } from "./claude-rules.ts";
+import { child, type HostFile, spanOf } from "./json-nodes.ts";
 
-/** A host configuration file: its repository-relative path and its text. */
-export interface HostFile {
-  path: string;
-  text: string;
-}
+export type { HostFile } from "./json-nodes.ts";
 
 /** A rule as found: the list it is in, and where. */
 export interface LocatedRule extends ClaudeRule {
@@ -41,8 +38,59 @@ export interface ClaudeSettings {
   rules: Record<RuleList, LocatedRule[]>;
   /** The permission mode a session starts in, from the most specific scope that sets it. */
   defaultMode?: { value: string; span: Span };
+  /**
+   * The other settings that bear on authority, by key (`hooks.PreToolUse`,
+   * `enabledMcpjsonServers`, …): list keys as the items of every scope, other keys as the most
+   * specific scope's JSON.
+   */
+  settings: Map<string, { items?: string[]; json?: string; span: Span }>;
   diagnostics: Diagnostic[];
 }
+
+/**
+ * Settings outside the rule lists that change what the agent may do, and which way a change
+ * goes: a list whose added items widen (or narrow), a switch whose `true` widens, and keys whose
+ * every change widens (a hook runs a command; a sandbox setting changed cannot be ordered).
+ */
+const TRACKED: readonly {
+  key: string;
+  path: readonly string[];
+  kind: "widening-list" | "narrowing-list" | "widening-switch" | "narrowing-value" | "any";
+  what: string;
+}[] = [
+  {
+    key: "permissions.additionalDirectories",
+    path: ["permissions", "additionalDirectories"],
+    kind: "widening-list",
+    what: "a directory outside the project the agent may work in",
+  },
+  {
+    key: "enabledMcpjsonServers",
+    path: ["enabledMcpjsonServers"],
+    kind: "widening-list",
+    what: "an .mcp.json server that runs without anyone approving it",
+  },
+  {
+    key: "disabledMcpjsonServers",
+    path: ["disabledMcpjsonServers"],
+    kind: "narrowing-list",
+    what: "an .mcp.json server that never runs",
+  },
+  {
+    key: "enableAllProjectMcpServers",
+    path: ["enableAllProjectMcpServers"],
+    kind: "widening-switch",
+    what: "every .mcp.json server runs without anyone approving it",
+  },
+  {
+    key: "permissions.disableBypassPermissionsMode",
+    path: ["permissions", "disableBypassPermissionsMode"],
+    kind: "narrowing-value",
+    what: "bypassPermissions mode cannot be used",
+  },
+  { key: "hooks", path: ["hooks"], kind: "any", what: "hooks run commands on the agent's events" },
+  { key: "sandbox", path: ["sandbox"], kind: "any", what: "the sandbox Bash commands run in" },
+];
 
 /** The modes the host documents, from the most restrictive. */
 export const CLAUDE_MODES = [
@@ -73,35 +121,13 @@ const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
   [/^(python3?|node|ruby|perl) -(c|e)\b/, "runs any program given inline"],
 ];
 
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++)
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  return { line, column: offset - start + 1 };
-}
-
-function spanOf(file: HostFile, offset: number, length: number): Span {
-  const a = lineAndColumn(file.text, offset);
-  const b = lineAndColumn(file.text, offset + Math.max(1, length));
-  return { file: file.path, line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
-}
-
-function child(node: Node | undefined, key: string): Node | undefined {
-  if (node?.type !== "object") return undefined;
-  for (const p of node.children ?? []) {
-    const [k, v] = p.children ?? [];
-    if (k?.value === key) return v;
-  }
-  return undefined;
-}
-
 /** Reads the settings files of one repository, least specific first (shared, then local). */
 export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
-  const out: ClaudeSettings = { rules: { allow: [], ask: [], deny: [] }, diagnostics: [] };
+  const out: ClaudeSettings = {
+    rules: { allow: [], ask: [], deny: [] },
+    settings: new Map(),
+    diagnostics: [],
+  };
   for (const file of files) readOne(file, out);
   shadowed(out);
   return out;
@@ -135,6 +161,7 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
     );
     return;
   }
+  readTracked(file, root, out);
   const permissions = child(root, "permissions");
   if (permissions === undefined) return;
   if (permissions.type !== "object") {
@@ -190,6 +217,45 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
         ),
       );
     else out.defaultMode = { value, span };
+  }
+}
+
+function readTracked(file: HostFile, root: Node, out: ClaudeSettings): void {
+  for (const t of TRACKED) {
+    let node: Node | undefined = root;
+    for (const k of t.path) node = child(node, k);
+    if (node === undefined) continue;
+    const span = spanOf(file, node.offset, node.length);
+    if (t.kind === "widening-list" || t.kind === "narrowing-list") {
+      const items =
+        node.type === "array" && (node.children ?? []).every((c) => c.type === "string")
+          ? (node.children ?? []).map((c) => String(getNodeValue(c)))
+          : undefined;
+      if (items === undefined) {
+        out.diagnostics.push(diagnostic("TF6002", span, `\`${t.key}\` must be a list of strings`));
+        continue;
+      }
+      const earlier = out.settings.get(t.key)?.items ?? [];
+      out.settings.set(t.key, { items: [...earlier, ...items], span });
+      continue;
+    }
+    if (t.kind === "widening-switch" && node.type !== "boolean") {
+      out.diagnostics.push(diagnostic("TF6002", span, `\`${t.key}\` must be true or false`));
+      continue;
+    }
+    if (t.key === "hooks" && node.type === "object") {
+      // Each event's hooks apart: a change to one event is one row.
+      for (const p of node.children ?? []) {
+        const [k, v] = p.children ?? [];
+        if (!k || !v) continue;
+        out.settings.set(`hooks.${String(k.value)}`, {
+          json: JSON.stringify(getNodeValue(v)),
+          span: spanOf(file, k.offset, k.length),
+        });
+      }
+      continue;
+    }
+    out.settings.set(t.key, { json: JSON.stringify(getNodeValue(node)), span });
   }
 }
 
@@ -330,6 +396,69 @@ export function claudeSettingsChanges(base: ClaudeSettings, head: ClaudeSettings
       line: span?.line ?? 0,
       reason: `a session starts in ${after} instead of ${before}${rise === 0 ? " (the two are not ordered)" : ""}`,
     });
+  }
+  out.push(...settingChanges(base, head));
+  return out;
+}
+
+/** The tracked settings' changes (TRACKED says which way each goes). */
+function settingChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[] {
+  const out: HostChange[] = [];
+  const keys = [...new Set([...base.settings.keys(), ...head.settings.keys()])].sort();
+  for (const key of keys) {
+    const t = TRACKED.find((x) => x.key === key || key.startsWith(`${x.key}.`));
+    if (!t) continue;
+    const was = base.settings.get(key);
+    const now = head.settings.get(key);
+    const at = (now ?? was)?.span;
+    const row = (
+      direction: HostChange["direction"],
+      change: HostChange["change"],
+      reason: string,
+      item?: string,
+    ) =>
+      out.push({
+        direction,
+        key: item === undefined ? key : `${key}[${JSON.stringify(item)}]`,
+        change,
+        file: at?.file ?? "",
+        line: at?.line ?? 0,
+        reason,
+      });
+    if (t.kind === "widening-list" || t.kind === "narrowing-list") {
+      const before = new Set(was?.items ?? []);
+      const after = new Set(now?.items ?? []);
+      const widens = t.kind === "widening-list";
+      for (const item of after)
+        if (!before.has(item))
+          row(widens ? "widened" : "narrowed", "added", `added: ${t.what}`, item);
+      for (const item of before)
+        if (!after.has(item))
+          row(widens ? "narrowed" : "widened", "removed", `removed: ${t.what}`, item);
+      continue;
+    }
+    if (was?.json === now?.json) continue;
+    const change = now === undefined ? "removed" : was === undefined ? "added" : "changed";
+    if (t.kind === "widening-switch") {
+      const on = now?.json === "true";
+      const wasOn = was?.json === "true";
+      if (on !== wasOn)
+        row(on ? "widened" : "narrowed", change, `${on ? "now" : "no longer"}: ${t.what}`);
+      continue;
+    }
+    if (t.kind === "narrowing-value") {
+      const on = now?.json === JSON.stringify("disable");
+      const wasOn = was?.json === JSON.stringify("disable");
+      if (on !== wasOn)
+        row(on ? "narrowed" : "widened", change, `${on ? "now" : "no longer"}: ${t.what}`);
+      continue;
+    }
+    // A hook runs a command: one removed narrows; one added or changed runs something new.
+    row(
+      change === "removed" && t.key === "hooks" ? "narrowed" : "widened",
+      change,
+      `${t.what}; ${change === "removed" ? "removed" : "a change here cannot be shown to reach less"}`,
+    );
   }
   return out;
 }

@@ -1,5 +1,6 @@
 /**
- * The plan of a repository's host configurations (today Claude Code's settings files) when it
+ * The plan of a repository's host configurations (today Claude Code's settings files and the
+ * project's .mcp.json) when it
  * has no terfyn.yaml: each host as an agent (`Host/claude-code`), the files read, every change of
  * its authority with its direction, and the diagnostics of the head's files. Rendered as text and
  * as JSON (`"direction"`, the rule or key exactly as written, its file and line). Pure.
@@ -14,9 +15,21 @@ import {
   type HostFile,
   readClaudeSettings,
 } from "./claude-settings.ts";
+import { type McpConfig, mcpChanges, readMcpJson } from "./mcp-json.ts";
 
 /** Where Claude Code's settings live in a repository, least specific first. */
 export const CLAUDE_SETTINGS_PATHS = [".claude/settings.json", ".claude/settings.local.json"];
+
+/** The project's MCP servers, which Claude Code offers its agent. */
+export const MCP_JSON = ".mcp.json";
+
+/** Every host configuration file a plan looks for, by its conventional path. */
+export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON];
+
+const mcpOf = (files: readonly HostFile[]): McpConfig => {
+  const f = files.find((x) => x.path === MCP_JSON);
+  return f ? readMcpJson(f) : { servers: [], diagnostics: [] };
+};
 
 export interface HostPlan {
   agent: "Host/claude-code";
@@ -29,12 +42,17 @@ export interface HostPlan {
 
 /** The plan of Claude Code's settings from `base` (empty: everything new) to `head`. */
 export function planClaudeCode(base: readonly HostFile[], head: readonly HostFile[]): HostPlan {
-  const after: ClaudeSettings = readClaudeSettings(head);
+  const settings = (files: readonly HostFile[]) => files.filter((f) => f.path !== MCP_JSON);
+  const after: ClaudeSettings = readClaudeSettings(settings(head));
+  const mcp = mcpOf(head);
   return {
     agent: "Host/claude-code",
     files: head.map((f) => f.path),
-    changes: claudeSettingsChanges(readClaudeSettings(base), after),
-    diagnostics: after.diagnostics,
+    changes: [
+      ...claudeSettingsChanges(readClaudeSettings(settings(base)), after),
+      ...mcpChanges(mcpOf(base), mcp),
+    ],
+    diagnostics: [...after.diagnostics, ...mcp.diagnostics],
   };
 }
 
