@@ -91,18 +91,20 @@ describe("Claude Code settings", () => {
     expect(s.rules.deny.map((r) => r.text)).toEqual(["WebFetch"]);
   });
 
-  it("an entry that is not a rule is an error; a wildcard tool name and a path rule the host never consults are warnings", () => {
+  it('entries the host skips or never consults are warnings: not a rule (a "// comment" string too), a wildcard tool name, a path in Write or Glob', () => {
     const s = located(
-      '{"permissions":{"allow":["Bash(git","Bash()","mcp__*","Write(docs/**)","Glob(src/**)","mcp__github__*"]}}',
+      '{"permissions":{"allow":["// build commands","Bash(git","Bash()","mcp__*","Write(docs/**)","Glob(src/**)","mcp__github__*"]}}',
     );
+    expect(s.diagnostics.every((d) => d.severity === "warning")).toBe(true);
     expect(s.diagnostics.map((d) => d.code)).toEqual([
+      "TF6003",
       "TF6003",
       "TF6003",
       "TF6004",
       "TF6004",
       "TF6004",
     ]);
-    expect(s.diagnostics[3]?.message).toContain("only in Read(…) and Edit(…)");
+    expect(s.diagnostics[4]?.message).toContain("only in Read(…) and Edit(…)");
     expect(s.rules.allow.map((r) => r.text)).toEqual([
       "Write(docs/**)",
       "Glob(src/**)",
@@ -254,6 +256,15 @@ describe("a pull request's change to Claude Code settings", () => {
       'widened added permissions.additionalDirectories["/"] @3',
       "widened removed permissions.disableBypassPermissionsMode @6",
     ]);
+    expect(
+      changes(
+        of({ enabledPlugins: { "fmt@tools": true } }),
+        of({
+          enabledPlugins: { "fmt@tools": true, "deploy@acme": true },
+          statusLine: { type: "command", command: "./s.sh" },
+        }),
+      ),
+    ).toEqual(["widened added enabledPlugins.deploy@acme @4", "widened added statusLine @6"]);
     expect(changes(of({ sandbox: { enabled: true } }), of({}))).toEqual([
       "widened removed sandbox @2",
     ]);

@@ -87,7 +87,8 @@ export const DIAGNOSTIC_CODES = {
   // than it looks, is a warning at its line.
   TF6001: { severity: "error", title: "host configuration is not valid" },
   TF6002: { severity: "error", title: "host configuration key has the wrong type" },
-  TF6003: { severity: "error", title: "not a permission rule" },
+  // A warning: the host skips an entry that is not a rule (real files hold "// comment" strings).
+  TF6003: { severity: "warning", title: "not a permission rule" },
   TF6004: { severity: "warning", title: "rule never consulted" },
   TF6005: { severity: "warning", title: "rule allows more than it looks" },
   TF6006: { severity: "warning", title: "colon taken literally" },

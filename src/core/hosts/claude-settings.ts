@@ -55,7 +55,14 @@ export interface ClaudeSettings {
 const TRACKED: readonly {
   key: string;
   path: readonly string[];
-  kind: "widening-list" | "narrowing-list" | "widening-switch" | "narrowing-value" | "any";
+  /** `command`: it runs something (added or changed widens, removed narrows); `any`: every change widens. */
+  kind:
+    | "widening-list"
+    | "narrowing-list"
+    | "widening-switch"
+    | "narrowing-value"
+    | "command"
+    | "any";
   what: string;
 }[] = [
   {
@@ -88,7 +95,38 @@ const TRACKED: readonly {
     kind: "narrowing-value",
     what: "bypassPermissions mode cannot be used",
   },
-  { key: "hooks", path: ["hooks"], kind: "any", what: "hooks run commands on the agent's events" },
+  {
+    key: "hooks",
+    path: ["hooks"],
+    kind: "command",
+    what: "hooks run commands on the agent's events",
+  },
+  // Plugins bring their own hooks, MCP servers, agents and commands; a marketplace brings plugins.
+  {
+    key: "enabledPlugins",
+    path: ["enabledPlugins"],
+    kind: "command",
+    what: "enabled plugins bring their own hooks, MCP servers and commands",
+  },
+  {
+    key: "extraKnownMarketplaces",
+    path: ["extraKnownMarketplaces"],
+    kind: "command",
+    what: "a plugin marketplace the project trusts",
+  },
+  // Settings whose value is a shell command the host runs.
+  ...[
+    "apiKeyHelper",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "otelHeadersHelper",
+    "statusLine",
+  ].map((key) => ({
+    key,
+    path: [key],
+    kind: "command" as const,
+    what: `\`${key}\` runs a shell command`,
+  })),
   { key: "sandbox", path: ["sandbox"], kind: "any", what: "the sandbox Bash commands run in" },
 ];
 
@@ -243,12 +281,12 @@ function readTracked(file: HostFile, root: Node, out: ClaudeSettings): void {
       out.diagnostics.push(diagnostic("TF6002", span, `\`${t.key}\` must be true or false`));
       continue;
     }
-    if (t.key === "hooks" && node.type === "object") {
-      // Each event's hooks apart: a change to one event is one row.
+    if ((t.key === "hooks" || t.key === "enabledPlugins") && node.type === "object") {
+      // Each event's hooks (each plugin) apart: a change to one is one row.
       for (const p of node.children ?? []) {
         const [k, v] = p.children ?? [];
         if (!k || !v) continue;
-        out.settings.set(`hooks.${String(k.value)}`, {
+        out.settings.set(`${t.key}.${String(k.value)}`, {
           json: JSON.stringify(getNodeValue(v)),
           span: spanOf(file, k.offset, k.length),
         });
@@ -279,7 +317,7 @@ function readRule(
   }
   const parsed = parseClaudeRule(text);
   if ("problem" in parsed) {
-    diagnostics.push(diagnostic("TF6003", span, parsed.problem));
+    diagnostics.push(diagnostic("TF6003", span, `${parsed.problem}; the host never consults it`));
     return undefined;
   }
   const rule: LocatedRule = { ...parsed, list, span };
@@ -455,7 +493,7 @@ function settingChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[
     }
     // A hook runs a command: one removed narrows; one added or changed runs something new.
     row(
-      change === "removed" && t.key === "hooks" ? "narrowed" : "widened",
+      change === "removed" && t.kind === "command" ? "narrowed" : "widened",
       change,
       `${t.what}; ${change === "removed" ? "removed" : "a change here cannot be shown to reach less"}`,
     );
