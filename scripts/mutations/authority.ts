@@ -620,7 +620,7 @@ export const AUTHORITY: Mutation[] = [
     group: "hosts",
     guard: "a hook added or changed widens",
     file: "src/core/hosts/claude-settings.ts",
-    find: '      change === "removed" && t.key === "hooks" ? "narrowed" : "widened",',
+    find: '      change === "removed" && t.kind === "command" ? "narrowed" : "widened",',
     replace: '      change === "added" ? "widened" : "narrowed",',
     test: "__tests__/claude-settings.test.ts",
     filter: "hooks, MCP enablement",
