@@ -14,7 +14,8 @@
  * (bench/sandbox.ts, target <= 30 ms); and, on the review example driven by its recorded
  * transcript through a local Messages API, the share of each request's input that the prompt
  * cache can serve after each agent's first turn (bench/caching.ts, target >= 60%) and the input
- * tokens billed at full price per run.
+ * tokens billed at full price per run; and, beside validate, the widening recall and false
+ * widenings on the corpus of Claude Code settings changes (bench/host-corpus.ts).
  *
  *   npm run bench [-- --check] [--out DIR] [--reps N] [--warmup N] [--seed N] [--no-cli]
  *                 [--engine-only] [--action-only] [--no-engine] [--no-action] [--no-review]
@@ -67,6 +68,7 @@ import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { CachingBenchBroken, runCachingBench } from "./caching.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
+import { runHostCorpusBench } from "./host-corpus.ts";
 import { median } from "./median.ts";
 import { runRatios } from "./ratios.ts";
 import { ReviewBenchBroken, runReviewBench } from "./review.ts";
@@ -762,7 +764,14 @@ async function main(): Promise<number> {
         targets: r.targets,
       });
     }
-    if (opts.validate) sections.push(await validateAndPlan(opts, dir, temporary));
+    if (opts.validate) {
+      sections.push(await validateAndPlan(opts, dir, temporary));
+      const h = runHostCorpusBench();
+      sections.push({
+        rows: [["host configurations: the settings corpus", "(bench/host-corpus.ts)"], ...h.rows],
+        targets: h.targets,
+      });
+    }
     if (opts.engine) {
       if (!temporary) await writeMarker(dir);
       sections.push(
