@@ -167,6 +167,9 @@ for (const { entry, out, chunks, target } of BUNDLES) {
     ...split,
     logLevel: "warning",
     plugins: [lazyCommonJs(), zodEnglishOnly()],
+    // jsonc-parser's main is a UMD build whose require("./impl/…") calls esbuild cannot follow
+    // (the bundle would require files that are not there); its ES module build bundles whole.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
     // Some dependencies are CommonJS and use require(), __filename and __dirname (write-file-atomic
     // does); give the ESM bundle all three.
     banner: {
