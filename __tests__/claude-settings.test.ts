@@ -112,6 +112,22 @@ describe("Claude Code settings", () => {
     ]);
   });
 
+  it("keys the host ignores where they are written warn: a permission key at the top level, a known key in another case", () => {
+    const s = located(`{
+  "defaultMode": "bypassPermissions",
+  "Hooks": { "Stop": [] },
+  "allow": ["Bash"],
+  "env": {}
+}`);
+    expect(s.diagnostics.map((d) => `${d.code} ${d.span.line}: ${d.message}`)).toEqual([
+      "TF6004 2: a top-level `defaultMode` is never consulted: it belongs under `permissions`",
+      "TF6004 3: `Hooks` is never consulted: the host reads `hooks` (keys are case-sensitive)",
+      "TF6004 4: a top-level `allow` is never consulted: it belongs under `permissions`",
+    ]);
+    expect(s.rules.allow).toEqual([]);
+    expect(s.defaultMode).toBeUndefined();
+  });
+
   it("an allow that runs any command warns; the same words in a deny do not", () => {
     const s = located(
       '{"permissions":{"allow":["Bash(npx *)","Bash(docker exec:*)","Bash(bash -c *)","Bash(xargs *)","Bash(gh pr review:*)","Bash(npm test)"],"deny":["Bash(npx *)"]}}',

@@ -200,6 +200,7 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
     return;
   }
   readTracked(file, root, out);
+  misplaced(file, root, out.diagnostics);
   const permissions = child(root, "permissions");
   if (permissions === undefined) return;
   if (permissions.type !== "object") {
@@ -255,6 +256,42 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
         ),
       );
     else out.defaultMode = { value, span };
+  }
+}
+
+/** Keys a permission setting can hold, which the host reads only under `permissions`. */
+const PERMISSION_KEYS = ["allow", "ask", "deny", "defaultMode", "additionalDirectories"];
+
+/**
+ * Keys the host ignores where they are written: a permission key at the top level, or a known
+ * key in another case (`Hooks`). What their author meant does not apply, so it is said.
+ */
+function misplaced(file: HostFile, root: Node, diagnostics: Diagnostic[]): void {
+  const known = ["permissions", ...new Set(TRACKED.map((t) => t.path[0] ?? ""))];
+  for (const p of root.children ?? []) {
+    const k = p.children?.[0];
+    if (k?.type !== "string") continue;
+    const key = String(k.value);
+    const span = spanOf(file, k.offset, k.length);
+    if (PERMISSION_KEYS.includes(key))
+      diagnostics.push(
+        diagnostic(
+          "TF6004",
+          span,
+          `a top-level \`${key}\` is never consulted: it belongs under \`permissions\``,
+        ),
+      );
+    else {
+      const meant = known.find((x) => x !== key && x.toLowerCase() === key.toLowerCase());
+      if (meant)
+        diagnostics.push(
+          diagnostic(
+            "TF6004",
+            span,
+            `\`${key}\` is never consulted: the host reads \`${meant}\` (keys are case-sensitive)`,
+          ),
+        );
+    }
   }
 }
 
