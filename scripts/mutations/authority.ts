@@ -547,9 +547,9 @@ export const AUTHORITY: Mutation[] = [
   {
     group: "hosts",
     guard: "a settings file with a comment is refused as the host refuses it, its rules not read",
-    file: "src/core/hosts/claude-settings.ts",
-    find: "    disallowComments: true,",
-    replace: "    disallowComments: false,",
+    file: "src/core/hosts/json-nodes.ts",
+    find: "disallowComments: true,",
+    replace: "disallowComments: false,",
     test: "__tests__/claude-settings.test.ts",
     filter: "a file the host refuses",
   },

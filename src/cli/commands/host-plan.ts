@@ -15,7 +15,7 @@ import {
   hostPlanText,
   planClaudeCode,
 } from "../../core/hosts/host-plan.ts";
-import { renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
+import { diagnosticsToJson, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { SourceText } from "../../core/source.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
@@ -79,7 +79,7 @@ export async function hostPlanCommand(
   const against = options.against ?? null;
   io.stdout(
     options.format === "json"
-      ? `${JSON.stringify({ ...hostPlanJson([plan], against), diagnostics: diagnostics.map((d) => ({ code: d.code, severity: d.severity, message: d.message, file: d.span.file, line: d.span.line, column: d.span.column })) }, null, 2)}\n`
+      ? `${JSON.stringify({ ...hostPlanJson([plan], against), diagnostics: diagnosticsToJson(diagnostics, (f) => f).diagnostics }, null, 2)}\n`
       : hostPlanText([plan], against),
   );
   if (diagnostics.some((d) => d.severity === "error")) return 1;

@@ -8,13 +8,7 @@
  * do not do what they look like are diagnostics at their line, never a crash or a silent skip.
  * Pure.
  */
-import {
-  getNodeValue,
-  type Node,
-  type ParseError,
-  parseTree,
-  printParseErrorCode,
-} from "jsonc-parser";
+import { getNodeValue, type Node } from "jsonc-parser";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import {
   type ClaudeRule,
@@ -23,7 +17,7 @@ import {
   ruleChanges,
   ruleContains,
 } from "./claude-rules.ts";
-import { child, type HostFile, spanOf } from "./json-nodes.ts";
+import { child, type HostFile, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
 
 export type { HostFile } from "./json-nodes.ts";
 
@@ -172,23 +166,13 @@ export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
 }
 
 function readOne(file: HostFile, out: ClaudeSettings): void {
-  const errors: ParseError[] = [];
-  const root = parseTree(file.text, errors, {
-    disallowComments: true,
-    allowTrailingComma: false,
-  });
-  if (errors.length > 0 || !root) {
-    const e = errors[0];
-    out.diagnostics.push(
-      diagnostic(
-        "TF6001",
-        spanOf(file, e?.offset ?? 0, e?.length ?? 1),
-        `${file.path} is not the strict JSON Claude Code reads${e ? ` (${printParseErrorCode(e.error)})` : ""}: the host ignores the whole file, so none of its rules apply`,
-        { hint: "fix the JSON (no comments, no trailing commas)" },
-      ),
-    );
-    return;
-  }
+  const root = parseStrictJson(
+    file,
+    "the host ignores the whole file, so none of its rules apply",
+    out.diagnostics,
+    "fix the JSON (no comments, no trailing commas)",
+  );
+  if (!root) return;
   if (root.type !== "object") {
     out.diagnostics.push(
       diagnostic(
@@ -302,10 +286,7 @@ function readTracked(file: HostFile, root: Node, out: ClaudeSettings): void {
     if (node === undefined) continue;
     const span = spanOf(file, node.offset, node.length);
     if (t.kind === "widening-list" || t.kind === "narrowing-list") {
-      const items =
-        node.type === "array" && (node.children ?? []).every((c) => c.type === "string")
-          ? (node.children ?? []).map((c) => String(getNodeValue(c)))
-          : undefined;
+      const items = stringList(node);
       if (items === undefined) {
         out.diagnostics.push(diagnostic("TF6002", span, `\`${t.key}\` must be a list of strings`));
         continue;

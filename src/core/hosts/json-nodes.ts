@@ -1,9 +1,16 @@
 /**
- * Positions in a host configuration's JSON parse tree (jsonc-parser's nodes): a node's span as a
- * diagnostic gives it, and an object's property by key. Pure.
+ * A host configuration's JSON as the hosts read it (strict: no comments, no trailing commas),
+ * as jsonc-parser's tree: a node's span as a diagnostic gives it, an object's property by key,
+ * a list of strings. Pure.
  */
-import type { Node } from "jsonc-parser";
-import type { Span } from "../diagnostics.ts";
+import {
+  getNodeValue,
+  type Node,
+  type ParseError,
+  parseTree,
+  printParseErrorCode,
+} from "jsonc-parser";
+import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 
 /** A host configuration file: its repository-relative path and its text. */
 export interface HostFile {
@@ -35,4 +42,36 @@ export function child(node: Node | undefined, key: string): Node | undefined {
     if (k?.value === key) return v;
   }
   return undefined;
+}
+
+/**
+ * The file's parse tree, or undefined with a TF6001 at the first error: the host refuses the
+ * whole file, and `consequence` says what that means for it.
+ */
+export function parseStrictJson(
+  file: HostFile,
+  consequence: string,
+  diagnostics: Diagnostic[],
+  hint?: string,
+): Node | undefined {
+  const errors: ParseError[] = [];
+  const root = parseTree(file.text, errors, { disallowComments: true, allowTrailingComma: false });
+  if (errors.length === 0 && root) return root;
+  const e = errors[0];
+  diagnostics.push(
+    diagnostic(
+      "TF6001",
+      spanOf(file, e?.offset ?? 0, e?.length ?? 1),
+      `${file.path} is not the strict JSON the host reads${e ? ` (${printParseErrorCode(e.error)})` : ""}: ${consequence}`,
+      hint ? { hint } : {},
+    ),
+  );
+  return undefined;
+}
+
+/** A list of strings, or undefined when the node is not one. */
+export function stringList(n: Node | undefined): string[] | undefined {
+  return n?.type === "array" && (n.children ?? []).every((c) => c.type === "string")
+    ? (n.children ?? []).map((c) => String(getNodeValue(c)))
+    : undefined;
 }

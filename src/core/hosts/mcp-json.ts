@@ -5,16 +5,10 @@
  * `headers`), at its line. Any change to a server is a change of reach: a server added or
  * changed widens, one removed narrows. Strict JSON, like the settings files. Pure.
  */
-import {
-  getNodeValue,
-  type Node,
-  type ParseError,
-  parseTree,
-  printParseErrorCode,
-} from "jsonc-parser";
+import { getNodeValue, type Node } from "jsonc-parser";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { HostChange, HostFile } from "./claude-settings.ts";
-import { child, spanOf } from "./json-nodes.ts";
+import { child, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
 
 export interface McpServer {
   name: string;
@@ -37,11 +31,6 @@ export interface McpConfig {
   diagnostics: Diagnostic[];
 }
 
-const stringList = (n: Node | undefined): string[] | undefined =>
-  n?.type === "array" && (n.children ?? []).every((c) => c.type === "string")
-    ? (n.children ?? []).map((c) => String(getNodeValue(c)))
-    : undefined;
-
 const stringMapKeys = (n: Node | undefined): string[] | undefined =>
   n?.type === "object" &&
   (n.children ?? []).every((p) => (p.children?.[1]?.type ?? "") === "string")
@@ -50,19 +39,8 @@ const stringMapKeys = (n: Node | undefined): string[] | undefined =>
 
 export function readMcpJson(file: HostFile): McpConfig {
   const out: McpConfig = { servers: [], diagnostics: [] };
-  const errors: ParseError[] = [];
-  const root = parseTree(file.text, errors, { disallowComments: true, allowTrailingComma: false });
-  if (errors.length > 0 || !root) {
-    const e = errors[0];
-    out.diagnostics.push(
-      diagnostic(
-        "TF6001",
-        spanOf(file, e?.offset ?? 0, e?.length ?? 1),
-        `${file.path} is not valid JSON${e ? ` (${printParseErrorCode(e.error)})` : ""}: no server in it is read`,
-      ),
-    );
-    return out;
-  }
+  const root = parseStrictJson(file, "no server in it is read", out.diagnostics);
+  if (!root) return out;
   const servers = child(root, "mcpServers");
   if (root.type !== "object" || (servers !== undefined && servers.type !== "object")) {
     const at = servers ?? root;

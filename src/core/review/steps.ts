@@ -795,13 +795,11 @@ export class DoctrineSteps implements ReviewSteps {
         skipped:
           "AGENTS.md declares no conventions, protected or extend-only files: there is nothing to review the change against",
       };
-    const tree = await this.tree();
     const changes = [];
     for (const path of files) {
-      const { head, worktree } = await tree.fileVersions(path);
       changes.push({
         path,
-        diff: asDataBlock("change", path, boundedDiff(textPatch(path, head, worktree))).block,
+        diff: asDataBlock("change", path, boundedDiff(await this.patchOf(path))).block,
       });
     }
     const input = {
@@ -843,13 +841,15 @@ export class DoctrineSteps implements ReviewSteps {
   private async contentOf(
     files: readonly string[],
   ): Promise<Required<Pick<PublishArtifact, "content" | "diff">>> {
-    const tree = await this.tree();
     const patches: string[] = [];
-    for (const path of [...files].sort()) {
-      const { head, worktree } = await tree.fileVersions(path);
-      patches.push(textPatch(path, head, worktree));
-    }
+    for (const path of [...files].sort()) patches.push(await this.patchOf(path));
     return { content: await this.contentHashes(files), diff: patches.join("") };
+  }
+
+  /** One file's change against the head, as a unified diff. */
+  private async patchOf(path: string): Promise<string> {
+    const { head, worktree } = await (await this.tree()).fileVersions(path);
+    return textPatch(path, head, worktree);
   }
 
   /** The files whose content is no longer what the publish artifact bound (edited after composing). */
