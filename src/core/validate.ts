@@ -8,6 +8,7 @@ import { analyseProject, type ProjectAnalysis } from "./analysis/analysis.ts";
 import { checkEffects } from "./analysis/check-effects.ts";
 import { loadResources } from "./config/load-resources.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
+import { claudeCodeAgent, isHostPath } from "./hosts/host-agents.ts";
 import { checkWorkflows } from "./model/check-workflow.ts";
 import type { ResolvedProject } from "./model/project.ts";
 import {
@@ -16,6 +17,7 @@ import {
   type ProjectFile,
   resolveProject,
 } from "./model/resolve-project.ts";
+import { SourceText } from "./source.ts";
 
 export interface ValidationResult {
   project: ResolvedProject;
@@ -28,9 +30,14 @@ export interface ValidationResult {
 export function validateProject(files: readonly ProjectFile[]): ValidationResult {
   // Read once: computing it inside the filter re-parsed terfyn.yaml for every file.
   const excludes = projectExcludes(files);
-  const { project, diagnostics } = resolveProject(
-    files.filter((f) => belongsToProject(f.path, excludes)),
-  );
+  const inProject = files.filter((f) => belongsToProject(f.path, excludes));
+  const { project, diagnostics } = resolveProject(inProject.filter((f) => !isHostPath(f.path)));
+  const host = claudeCodeAgent(inProject.filter((f) => isHostPath(f.path)));
+  if (host) {
+    project.hostAgents = new Map([[host.name, host]]);
+    for (const f of host.files) project.sources.set(f.path, new SourceText(f.path, f.text));
+    diagnostics.push(...host.diagnostics);
+  }
   diagnostics.push(...checkWorkflows(project));
   const analysis = analyseProject(project);
   diagnostics.push(...checkEffects(project, analysis));

@@ -74,6 +74,8 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
     plural(p.tools.size, "tool"),
     plural(new Set(p.policies.map((r) => r.policy)).size, "policy", "policies"),
     plural(p.capabilityTests.length, "capability test"),
+    // Only when there is one: `Host/claude-code` from .claude/settings.json or .mcp.json.
+    ...[...(p.hostAgents?.keys() ?? [])].map((name) => `host agent ${name}`),
   ].join(", ");
   // The summary line names the directory as given: escaped, like every path we print.
   const where = escapeTerminalText(relative(io.cwd, root) || ".");

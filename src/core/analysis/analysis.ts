@@ -35,6 +35,7 @@ export interface AnalysedProject {
 export function analyseProject(project: ResolvedProject): ProjectAnalysis {
   const bounds = new Map<string, readonly EffectBoundEntry[]>();
   for (const [name, agent] of project.agents) bounds.set(name, computeEffectBound(agent));
+  for (const [name, host] of project.hostAgents ?? []) bounds.set(name, host.bound);
   const boundOf = boundLookup(bounds);
   const workflowEffects = computeWorkflowEffects(project, boundOf);
   return {

@@ -4,6 +4,7 @@
  * capability tests that match nothing. Pure.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { agentNames, effectReaches, hasAgent } from "../model/agent-names.ts";
 import type { ResolvedProject } from "../model/project.ts";
 import { didYouMean } from "../suggest.ts";
 import type { ProjectAnalysis } from "./analysis.ts";
@@ -64,7 +65,7 @@ export function checkEffects(project: ResolvedProject, analysis: ProjectAnalysis
     }
   }
 
-  const agentNames = [...project.agents.keys()];
+  const names = agentNames(project);
   for (const p of project.policies) {
     if (!("forbid" in p.rule)) continue;
     const { effect } = p.rule.forbid;
@@ -83,8 +84,8 @@ export function checkEffects(project: ResolvedProject, analysis: ProjectAnalysis
       continue;
     }
     const who = p.rule.forbid.agent ?? "*";
-    if (who !== "*" && !project.agents.has(who)) {
-      const hint = didYouMean(who, agentNames);
+    if (who !== "*" && !hasAgent(project, who)) {
+      const hint = didYouMean(who, names);
       diagnostics.push(
         diagnostic(
           "TF3011",
@@ -100,9 +101,10 @@ export function checkEffects(project: ResolvedProject, analysis: ProjectAnalysis
     diagnostics.push(
       diagnostic(v.code, v.grantSpan, v.message, {
         hint:
-          v.rule === "forbid"
+          hostRuleHint(v) ??
+          (v.rule === "forbid"
             ? `remove the grant ${v.tool}, or change the policy`
-            : `write \`${v.tool} requires approval\``,
+            : `write \`${v.tool} requires approval\``),
         related: [{ span: v.ruleSpan, message: `${v.rule} rule in Policy/${v.policy}` }],
       }),
     );
@@ -113,8 +115,8 @@ export function checkEffects(project: ResolvedProject, analysis: ProjectAnalysis
     test.value.spec.assertions.forEach((a, i) => {
       const span = test.spanOf(["spec", "assertions", i]);
       const body = Object.values(a)[0] as { agent?: string; workflow?: string };
-      if (body.agent !== undefined && !project.agents.has(body.agent)) {
-        const hint = didYouMean(body.agent, agentNames);
+      if (body.agent !== undefined && !hasAgent(project, body.agent)) {
+        const hint = didYouMean(body.agent, names);
         diagnostics.push(
           diagnostic(
             "TF3011",
@@ -157,9 +159,19 @@ function unknownEffects(project: ResolvedProject): Diagnostic[] {
   const known = new Set<string>(STANDARD_EFFECTS);
   for (const tool of project.tools.values())
     for (const op of tool.operations.values()) for (const e of op.effects) known.add(e);
+  // A host agent's effects (`mcp.github.create_issue`, `claude-code.Foo`) are known as it has
+  // them, and an MCP effect may be guarded before any server has it (`forbid … mcp.*`).
+  const hostEffects = [...(project.hostAgents?.values() ?? [])].flatMap((h) =>
+    h.bound.map((e) => e.effect),
+  );
   const out: Diagnostic[] = [];
   const check = (effect: string, span: Diagnostic["span"], where: string) => {
-    if (known.has(effect)) return;
+    if (
+      known.has(effect) ||
+      /^mcp\.[^.]+(\.[^.]+)?$|^mcp\.\*$/.test(effect) ||
+      hostEffects.some((e) => effectReaches(e, effect))
+    )
+      return;
     const hint = didYouMean(effect, known);
     out.push(
       diagnostic(
@@ -208,4 +220,18 @@ function callsUnresolvedGrant(
       ? (project.agents.get(c.callee)?.grants.some((g) => !g.resolved) ?? false)
       : callsUnresolvedGrant(project, c.callee, seen),
   );
+}
+
+/** What to do about a host agent's violation: its rule, or the mode behind it, in its own file. */
+function hostRuleHint(v: ProjectAnalysis["violations"][number]): string | undefined {
+  if (!v.agent.startsWith("Host/")) return undefined;
+  const rule = /^(allow|ask) (.*)$/s.exec(v.tool);
+  if (rule)
+    return v.rule === "forbid"
+      ? `remove \`${rule[2]}\` from permissions.${rule[1]} in ${v.grantSpan.file}, or change the policy`
+      : `move \`${rule[2]}\` from permissions.allow to permissions.ask in ${v.grantSpan.file}`;
+  const mode = /^(?:defaultMode \S+|default mode): (\S+)$/.exec(v.tool);
+  if (mode)
+    return `the permission mode lets ${mode[1]} run${v.mode === "gated" ? " when someone approves it" : ""}: add \`${mode[1]}\` to permissions.deny in ${v.grantSpan.file}, or change the policy`;
+  return `remove ${v.tool} from ${v.grantSpan.file}, or change the policy`;
 }

@@ -4,6 +4,7 @@
  * turns these into diagnostics; the plan lists them and fails on them. Pure.
  */
 import type { Span } from "../diagnostics.ts";
+import { agentAddress, agentNames, effectReaches, hasAgent } from "../model/agent-names.ts";
 import type { ResolvedProject } from "../model/project.ts";
 import type { BoundLookup, EffectBoundEntry } from "./effect-bound.ts";
 
@@ -40,13 +41,13 @@ export function findPolicyViolations(
               .filter((a) => a.grants.some((g) => g.ref === holding))
               .map((a) => a.name)
           : who === "*"
-            ? [...project.agents.keys()]
-            : project.agents.has(who)
+            ? agentNames(project)
+            : hasAgent(project, who)
               ? [who]
               : [];
       for (const agent of targets) {
         for (const e of boundOf(agent)) {
-          if (e.effect !== effect) continue;
+          if (!effectReaches(e.effect, effect)) continue;
           out.push({
             code: "TF5006",
             policy: p.policy,
@@ -56,7 +57,7 @@ export function findPolicyViolations(
             effect,
             tool: e.tool,
             mode: e.mode,
-            message: `Policy/${p.policy} forbids \`${effect}\` for ${holding !== undefined ? `every agent holding ${holding}` : who === "*" ? "every agent" : `Agent/${who}`}, but Agent/${agent} reaches it through ${e.tool} (${e.mode})`,
+            message: `Policy/${p.policy} forbids \`${effect}\` for ${holding !== undefined ? `every agent holding ${holding}` : who === "*" ? "every agent" : agentAddress(who)}, but ${agentAddress(agent)} reaches it through ${e.tool} (${e.mode})`,
             grantSpan: e.span,
             ruleSpan: p.span,
           });
@@ -64,9 +65,9 @@ export function findPolicyViolations(
       }
     } else if ("requireApproval" in rule) {
       const effect = rule.requireApproval.effect;
-      for (const agent of project.agents.keys()) {
+      for (const agent of agentNames(project)) {
         for (const e of boundOf(agent)) {
-          if (e.effect !== effect || e.mode === "gated") continue;
+          if (!effectReaches(e.effect, effect) || e.mode === "gated") continue;
           out.push({
             code: "TF5007",
             policy: p.policy,
@@ -76,7 +77,7 @@ export function findPolicyViolations(
             effect,
             tool: e.tool,
             mode: e.mode,
-            message: `Policy/${p.policy} requires approval for \`${effect}\`, but Agent/${agent} reaches it autonomously through ${e.tool}`,
+            message: `Policy/${p.policy} requires approval for \`${effect}\`, but ${agentAddress(agent)} reaches it autonomously through ${e.tool}`,
             grantSpan: e.span,
             ruleSpan: p.span,
           });

@@ -18,12 +18,11 @@ const name = z
   );
 
 /** An effect class such as `workspace.read`: dot-separated lower-level names. */
-export const effectName = z
-  .string()
-  .regex(
-    /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/,
-    "an effect is dot-separated names, e.g. `workspace.read`",
-  );
+export const effectName = z.string().regex(
+  // `-` and a final `.*` for a host's MCP servers: `mcp.brave-search.*`.
+  /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*(\.\*)?$/,
+  "an effect is dot-separated names, e.g. `workspace.read` (an MCP server's tools: `mcp.<server>.*`)",
+);
 
 export const metadataSchema = z
   .object({
@@ -320,8 +319,8 @@ export const assertion = z.union([
           tool: z
             .string()
             .regex(
-              /^tool\.[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/,
-              "a tool operation such as tool.workspace.write_file",
+              /^tool\.[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$|^(?!tool\.)[A-Za-z_][A-Za-z0-9_-]*(\(.+\))?$/s,
+              "a tool operation such as tool.workspace.write_file (for a host agent, a rule as written: Bash(git push *))",
             ),
         })
         .strict(),

@@ -8,6 +8,7 @@
 import type { Diagnostic } from "../diagnostics.ts";
 import { escapeTerminalText } from "../render/terminal-text.ts";
 import { plural } from "../words.ts";
+import { parseClaudeRule } from "./claude-rules.ts";
 import {
   type ClaudeSettings,
   claudeSettingsChanges,
@@ -15,16 +16,10 @@ import {
   type HostFile,
   readClaudeSettings,
 } from "./claude-settings.ts";
+import { effectOfTool, MCP_JSON } from "./host-agents.ts";
 import { type McpConfig, mcpChanges, readMcpJson } from "./mcp-json.ts";
 
-/** Where Claude Code's settings live in a repository, least specific first. */
-export const CLAUDE_SETTINGS_PATHS = [".claude/settings.json", ".claude/settings.local.json"];
-
-/** The project's MCP servers, which Claude Code offers its agent. */
-export const MCP_JSON = ".mcp.json";
-
-/** Every host configuration file a plan looks for, by its conventional path. */
-export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON];
+export { CLAUDE_SETTINGS_PATHS, HOST_PATHS, MCP_JSON } from "./host-agents.ts";
 
 const mcpOf = (files: readonly HostFile[]): McpConfig => {
   const f = files.find((x) => x.path === MCP_JSON);
@@ -77,17 +72,79 @@ export function hostPlanJson(plans: readonly HostPlan[], against: string | null)
     hosts: plans.map((p) => ({
       agent: p.agent,
       files: p.files,
-      changes: p.changes.map((c) => ({
-        direction: c.direction,
-        change: c.change,
-        ...(c.rule !== undefined ? { rule: c.rule, list: c.list } : {}),
-        ...(c.key !== undefined ? { key: c.key } : {}),
-        file: c.file,
-        line: c.line,
-        reason: c.reason,
-      })),
+      changes: p.changes.map(hostChangeJson),
     })),
   };
+}
+
+/** A host change as the plan JSON has it: the rule or key exactly as written, its file and line. */
+export function hostChangeJson(c: HostChange) {
+  return {
+    direction: c.direction,
+    change: c.change,
+    ...(c.rule !== undefined ? { rule: c.rule, list: c.list } : {}),
+    ...(c.key !== undefined ? { key: c.key } : {}),
+    file: c.file,
+    line: c.line,
+    reason: c.reason,
+  };
+}
+
+export type HostChangeJson = ReturnType<typeof hostChangeJson>;
+
+/** The rule (with its list) or key a change is about, as written. */
+export function hostChangeSubject(c: Pick<HostChange, "rule" | "list" | "key">): string {
+  return c.rule !== undefined ? `${c.list} ${c.rule}` : `${c.key}`;
+}
+
+/** A change as one line: direction, what changed, where, why; text escaped by `esc`. */
+export function hostChangeLine(
+  c: Pick<
+    HostChange,
+    "direction" | "change" | "rule" | "list" | "key" | "file" | "line" | "reason"
+  >,
+  esc: (s: string) => string,
+): string {
+  return `${LABEL[c.direction]} ${c.change} ${esc(hostChangeSubject(c))}  ${esc(c.file)}:${c.line}  (${esc(c.reason)})`;
+}
+
+/** Widenings first, then narrowings, then neutral changes. */
+export function byDirection<T extends { direction: HostChange["direction"] }>(
+  changes: readonly T[],
+): T[] {
+  const order = { widened: 0, narrowed: 1, neutral: 2 } as const;
+  return [...changes].sort((a, b) => order[a.direction] - order[b.direction]);
+}
+
+/** The effect a change is about: its rule's tool's, or what its key reaches. */
+export function hostChangeEffect(c: Pick<HostChange, "rule" | "key">): string {
+  if (c.rule !== undefined) {
+    const r = parseClaudeRule(c.rule);
+    return "problem" in r
+      ? "(unreadable rule)"
+      : (effectOfTool(r.tool) ?? "(no effect of its own)");
+  }
+  const key = c.key ?? "";
+  if (
+    /^(mcpServers\.|enabledMcpjsonServers|enableAllProjectMcpServers|disabledMcpjsonServers)/.test(
+      key,
+    )
+  )
+    return "process.exec or network.egress";
+  if (key === "permissions.defaultMode" || key.startsWith("permissions.disable"))
+    return "(permission mode)";
+  if (key === "permissions.additionalDirectories") return "workspace.read";
+  if (key === "sandbox" || key.startsWith("sandbox.")) return "(sandbox)";
+  return "process.exec";
+}
+
+/**
+ * Which mode of the host's authority a change is about: an added `ask` rule's is gated (what it
+ * names may now be asked for); every other change is about what runs unasked (a removed `ask`
+ * lets an allow or the mode run what it gated).
+ */
+export function hostChangeMode(c: Pick<HostChange, "list" | "change">): "autonomous" | "gated" {
+  return c.list === "ask" && c.change === "added" ? "gated" : "autonomous";
 }
 
 const LABEL: Record<HostChange["direction"], string> = {
@@ -99,17 +156,11 @@ const LABEL: Record<HostChange["direction"], string> = {
 /** The text plan: a line per change, widenings first, then a summary line. */
 export function hostPlanText(plans: readonly HostPlan[], against: string | null): string {
   const lines: string[] = [];
-  const order = { widened: 0, narrowed: 1, neutral: 2 } as const;
   for (const p of plans) {
     lines.push(`${p.agent} (${p.files.map((f) => escapeTerminalText(f)).join(", ")})`);
-    const changes = [...p.changes].sort((a, b) => order[a.direction] - order[b.direction]);
+    const changes = byDirection(p.changes);
     if (changes.length === 0) lines.push("  no change of authority");
-    for (const c of changes) {
-      const what = c.rule !== undefined ? `${c.list} ${c.rule}` : `${c.key}`;
-      lines.push(
-        `  ${LABEL[c.direction]} ${c.change} ${escapeTerminalText(what)}  ${escapeTerminalText(c.file)}:${c.line}  (${escapeTerminalText(c.reason)})`,
-      );
-    }
+    for (const c of changes) lines.push(`  ${hostChangeLine(c, escapeTerminalText)}`);
   }
   const s = hostPlanSummary(plans);
   lines.push(

@@ -6,6 +6,7 @@
 import type { LoadedResource } from "../config/load-resources.ts";
 import type { JsonSchemaNode, PolicyRule } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
+import type { HostAgent } from "../hosts/host-agents.ts";
 import type { AgentDecl, AgentFile, ToolDecl, WorkflowDecl } from "../language/ast.ts";
 import type { SourceText } from "../source.ts";
 import type { Type } from "./types.ts";
@@ -180,4 +181,10 @@ export interface ResolvedProject {
   capabilityTests: LoadedResource<"CapabilityTest">[];
   files: AgentFile[];
   sources: Map<string, SourceText>;
+  /**
+   * The agents of host configurations in the project (`Host/claude-code` from
+   * `.claude/settings.json` and `.mcp.json`): bounded, policed and tested like declared agents,
+   * never run by a workflow.
+   */
+  hostAgents?: Map<string, HostAgent>;
 }

@@ -6,6 +6,7 @@
  *
  * Pure: takes file contents, returns data and diagnostics.
  */
+
 import {
   type InvalidResource,
   type LoadedResource,
@@ -13,6 +14,7 @@ import {
 } from "../config/load-resources.ts";
 import type { OperationSpec } from "../config/schemas.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
+import { isHostPath } from "../hosts/host-agents.ts";
 import type {
   AgentDecl,
   AgentFile,
@@ -147,7 +149,7 @@ const EXCLUDED_DIRS = new Set(["fixtures", ".terfyn", "node_modules", ".git"]);
 
 /** Whether a project-relative path is one of the project's source files. */
 export function belongsToProject(path: string, exclude: readonly string[] = []): boolean {
-  if (!/\.(agent|ya?ml)$/.test(path)) return false;
+  if (!/\.(agent|ya?ml)$/.test(path) && !isHostPath(path)) return false;
   const parts = path.split("/");
   for (let i = 0; i < parts.length - 1; i++) {
     if (EXCLUDED_DIRS.has(parts[i] as string)) return false;

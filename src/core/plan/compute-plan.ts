@@ -4,6 +4,13 @@
  * bounds entry by entry, so a one-line grant change surfaces as the authority change it is.
  * Pure and deterministic: the same inputs give the same plan and hash.
  */
+
+import {
+  type HostChangeJson,
+  hostChangeJson,
+  hostChangeMode,
+  planClaudeCode,
+} from "../hosts/host-plan.ts";
 import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
 import { byCodeUnit } from "../order.ts";
 import { sha256 } from "./canonical-hash.ts";
@@ -15,6 +22,7 @@ import {
   type EffectBoundDelta,
   type GuardChange,
   type GuardKind,
+  type HostPlanSection,
   PLAN_FORMAT_VERSION,
   type Plan,
   type PolicyViolation,
@@ -77,6 +85,8 @@ export function computePlan(input: PlanInput): Plan {
   const agentAuthority: AgentAuthority[] = [];
   const workflows: WorkflowSummary[] = [];
   const risk: RiskItem[] = [];
+  const hosts: HostPlanSection[] = [];
+  let hasHost = false;
   const widenedSeverity: Record<Mode, Severity | undefined> = {
     autonomous: undefined,
     gated: undefined,
@@ -93,6 +103,7 @@ export function computePlan(input: PlanInput): Plan {
     const before = prior.get(address);
     const after = current.get(address);
     const kind = (after ?? before)?.kind ?? "Agent";
+    if (kind === "Host") hasHost = true;
     const action = before === undefined ? "create" : after === undefined ? "delete" : undefined;
     const attributes: AttributeChange[] = [];
     diffValue("spec", before?.spec, after?.spec, attributes);
@@ -137,6 +148,20 @@ export function computePlan(input: PlanInput): Plan {
       }
       if (before?.bounds && b) risk.push(...workflowRisk(address, before.bounds, b));
       if (before && after) risk.push(...callsRisk(address, before, after));
+    }
+
+    if (kind === "Host") {
+      const section = hostSection(address, before, after);
+      if (section.changes.length > 0) hosts.push(section);
+      const a = hostAuthority(address, section.changes);
+      if (a.autonomous !== "UNCHANGED" || a.gated !== "UNCHANGED") agentAuthority.push(a);
+      for (const mode of ["autonomous", "gated"] as const) {
+        if (a[mode] !== "WIDENED") continue;
+        const sev = defaultSeverity(mode);
+        const cur = widenedSeverity[mode];
+        if (cur === undefined || SEVERITY_ORDER.indexOf(sev) < SEVERITY_ORDER.indexOf(cur))
+          widenedSeverity[mode] = sev;
+      }
     }
 
     if (kind === "Agent" && before && after) risk.push(...agentRisk(address, before, after));
@@ -207,6 +232,9 @@ export function computePlan(input: PlanInput): Plan {
     risk_delta: risk,
     workflows,
     policy_violations: violations,
+    // Only for a project with a host configuration on either side: every other plan (and its
+    // hash) is as it was before hosts were planned.
+    ...(hasHost ? { hosts } : {}),
     summary,
     digests,
   };
@@ -665,4 +693,33 @@ function describeRule(rule: JsonValue): string {
       .map(([k, v]) => `${k}: ${String(v)}`)
       .join(", ")} }`;
   return `${key}: ${String(value)}`;
+}
+
+// ── host agents ─────────────────────────────────────────────────────────────
+
+/** A host agent's changes, rule by rule, from the files each side recorded. */
+function hostSection(
+  address: string,
+  before: ResourceRecord | undefined,
+  after: ResourceRecord | undefined,
+): HostPlanSection {
+  const plan = planClaudeCode(before?.host_files ?? [], after?.host_files ?? []);
+  return {
+    agent: address,
+    files: (after ?? before)?.host_files?.map((f) => f.path) ?? [],
+    changes: plan.changes.map(hostChangeJson),
+  };
+}
+
+/** A host agent's authority per mode: widened by any widening change, else narrowed by any. */
+function hostAuthority(address: string, changes: readonly HostChangeJson[]): AgentAuthority {
+  const of = (mode: Mode): AuthorityChange => {
+    const mine = changes.filter((c) => hostChangeMode(c) === mode);
+    return mine.some((c) => c.direction === "widened")
+      ? "WIDENED"
+      : mine.some((c) => c.direction === "narrowed")
+        ? "NARROWED"
+        : "UNCHANGED";
+  };
+  return { address, autonomous: of("autonomous"), gated: of("gated") };
 }

@@ -3,6 +3,7 @@
  * it gives or takes away. Pure data with a versioned JSON form (`format_version`); every
  * renderer (text, JSON, Markdown, annotations, SARIF) reads this object and nothing else.
  */
+import type { HostChangeJson } from "../hosts/host-plan.ts";
 import type {
   BoundEntry,
   JsonValue,
@@ -111,6 +112,14 @@ export interface PolicyViolation {
   message: string;
 }
 
+/** A host agent's changes in a plan (core/hosts): `Host/claude-code`, its files, each change. */
+export interface HostPlanSection {
+  /** The host agent's address, `Host/claude-code`. */
+  agent: string;
+  files: string[];
+  changes: HostChangeJson[];
+}
+
 export interface Plan {
   format_version: string;
   project: string;
@@ -137,6 +146,11 @@ export interface Plan {
   risk_delta: RiskItem[];
   workflows: WorkflowSummary[];
   policy_violations: PolicyViolation[];
+  /**
+   * Each host agent whose configuration changed (present only when the project has one on
+   * either side): every change of a rule or key with its direction, decided by containment.
+   */
+  hosts?: HostPlanSection[];
   summary: {
     add: number;
     change: number;

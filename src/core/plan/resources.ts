@@ -7,6 +7,7 @@
 import type { AnalysedProject } from "../analysis/analysis.ts";
 import type { GrantMode, OperationReach, ResolvedProject } from "../model/project.ts";
 import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
+import { sha256 } from "./canonical-hash.ts";
 import { type ProgramDigests, programPath } from "./programs.ts";
 
 export type JsonValue =
@@ -24,7 +25,8 @@ export type ResourceKind =
   | "Schema"
   | "Policy"
   | "CapabilityTest"
-  | "Provider";
+  | "Provider"
+  | "Host";
 
 export type Severity = "critical" | "high" | "medium" | "low" | "info";
 
@@ -55,6 +57,11 @@ export interface ResourceRecord {
   effect_bound?: BoundEntry[];
   /** Workflows only. */
   bounds?: WorkflowBoundsRecord;
+  /**
+   * Host agents only: the configuration files as read, which the plan compares rule by rule
+   * (direction by containment: core/hosts), where the spec holds each file's digest.
+   */
+  host_files?: { path: string; text: string }[];
 }
 
 /** Where things are in the current sources: for annotations, never part of a hash. */
@@ -282,6 +289,35 @@ export function projectResources(
     );
     resources.push({ address, kind: "Provider", name, spec: { settings: sorted } });
     locations.resources[address] = span;
+  }
+
+  // Host configurations (`.claude/settings.json`, `.mcp.json`) as agents: compared by their
+  // rules (compute-plan), hashed by their files' bytes, located at each rule.
+  for (const host of project.hostAgents?.values() ?? []) {
+    const address = host.name;
+    resources.push({
+      address,
+      kind: "Host",
+      name: address.slice("Host/".length),
+      spec: { files: Object.fromEntries(host.files.map((f) => [f.path, sha256(f.text)])) },
+      effect_bound: host.bound.map((e) => ({
+        effect: e.effect,
+        mode: e.mode,
+        tool: e.tool,
+        severity: effectSeverity(project, e.effect, e.mode),
+      })),
+      host_files: host.files.map((f) => ({ path: f.path, text: f.text })),
+    });
+    const first = host.files[0];
+    if (first)
+      locations.resources[address] = {
+        file: first.path,
+        line: 1,
+        column: 1,
+        endLine: 1,
+        endColumn: 1,
+      };
+    for (const e of host.bound) locations.grants[`${address} ${e.tool}`] ??= e.span;
   }
 
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

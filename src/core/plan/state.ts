@@ -16,7 +16,16 @@ const boundEntry = z.object({
 
 const resourceRecord = z.object({
   address: z.string(),
-  kind: z.enum(["Agent", "Workflow", "Tool", "Schema", "Policy", "CapabilityTest", "Provider"]),
+  kind: z.enum([
+    "Agent",
+    "Workflow",
+    "Tool",
+    "Schema",
+    "Policy",
+    "CapabilityTest",
+    "Provider",
+    "Host",
+  ]),
   name: z.string(),
   spec: z.unknown(),
   effect_bound: z.array(boundEntry).optional(),
@@ -29,6 +38,7 @@ const resourceRecord = z.object({
       model_call_bound: z.number(),
     })
     .optional(),
+  host_files: z.array(z.object({ path: z.string(), text: z.string() })).optional(),
 });
 
 export const stateFileSchema = z.object({

@@ -7,6 +7,8 @@
  * shown as an escape (escape.ts); SARIF takes its messages from here. A path stays as it is: it
  * must name the file (a name with a control or bidi character is refused before, TF2010).
  */
+import { hostChangeSubject } from "../hosts/host-plan.ts";
+import { agentAddress } from "../model/agent-names.ts";
 import type { Plan } from "../plan/plan.ts";
 import { plainText } from "./escape.ts";
 
@@ -55,7 +57,7 @@ export function renderPlanAnnotations(
   };
 
   for (const v of plan.policy_violations) {
-    push(at(`Agent/${v.agent} ${v.tool}`, `Agent/${v.agent}`), {
+    push(at(`${agentAddress(v.agent)} ${v.tool}`, agentAddress(v.agent)), {
       annotation_level: "failure",
       title:
         v.rule === "forbid"
@@ -83,6 +85,24 @@ export function renderPlanAnnotations(
         title: `Authority WIDENED: ${t(cap.address)}`,
         message: `${t(m.tool)} no longer requires approval (gated -> autonomous)`,
       });
+    }
+  }
+  // A host configuration's widened rule or key, on its own line of its file.
+  for (const h of plan.hosts ?? []) {
+    for (const c of h.changes) {
+      if (c.direction !== "widened") continue;
+      // A removed rule's line is the base's: on the head's file, its first line; a deleted
+      // file has no line left (the comment lists the change).
+      if (!h.files.includes(c.file)) continue;
+      const line = c.change === "removed" ? 1 : c.line;
+      push(
+        { file: c.file, line, column: 1, endLine: line, endColumn: 1 },
+        {
+          annotation_level: "warning",
+          title: `Authority WIDENED: ${t(h.agent)}`,
+          message: `${c.change} ${t(hostChangeSubject(c))}: ${t(c.reason)}`,
+        },
+      );
     }
   }
   // A relaxed guard widens as surely as a grant: on the declaration it is about, when the head

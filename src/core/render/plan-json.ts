@@ -21,6 +21,7 @@ export function planToJson(plan: Plan): Plan {
     risk_delta: plan.risk_delta,
     workflows: plan.workflows,
     policy_violations: plan.policy_violations,
+    ...(plan.hosts !== undefined ? { hosts: plan.hosts } : {}),
     digests: plan.digests,
     locations: plan.locations,
   };

@@ -5,6 +5,7 @@
  * Every value from the repository (the project's path, names, files, messages) is escaped
  * (markdown-escape.ts): none can open a link, image, mention, heading or `</details>`.
  */
+import { agentAddress } from "../model/agent-names.ts";
 import type { Plan } from "../plan/plan.ts";
 import { SEVERITY_ORDER } from "../plan/resources.ts";
 import { mdCode, mdFence, mdText } from "./markdown-escape.ts";
@@ -49,7 +50,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions): st
   if (plan.policy_violations.length > 0) {
     head.push("", "**Policy violations**", "");
     for (const p of plan.policy_violations) {
-      const loc = plan.locations.grants[`Agent/${p.agent} ${p.tool}`];
+      const loc = plan.locations.grants[`${agentAddress(p.agent)} ${p.tool}`];
       head.push(`- ⛔ ${mdText(p.message)}${loc ? ` (${mdCode(`${loc.file}:${loc.line}`)})` : ""}`);
     }
   }

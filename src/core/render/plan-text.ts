@@ -5,6 +5,8 @@
  * value and message from the project is plain text with its invisible characters (controls,
  * bidi, zero-width) shown as escapes (escape.ts), our colours added after.
  */
+import { byDirection, hostChangeLine } from "../hosts/host-plan.ts";
+import { agentAddress } from "../model/agent-names.ts";
 import type { AttributeChange, Plan } from "../plan/plan.ts";
 import { type BoundEntry, type JsonValue, SEVERITY_ORDER } from "../plan/resources.ts";
 import { plural } from "../words.ts";
@@ -94,6 +96,13 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     sections.push(lines);
   }
 
+  for (const h of plan.hosts ?? []) {
+    sections.push([
+      `Host authority (${t(h.agent)}: ${h.files.map(t).join(", ")}):`,
+      ...byDirection(h.changes).map((c) => `  ${hostChangeLine(c, t)}`),
+    ]);
+  }
+
   if (plan.authority.agents.length > 0) {
     const lines = ["Authority:"];
     for (const mode of ["autonomous", "gated"] as const) {
@@ -153,7 +162,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
 function violationLines(plan: Plan): string[] {
   const lines = ["Policy violations:"];
   for (const v of plan.policy_violations) {
-    const where = plan.locations.grants[`Agent/${v.agent} ${v.tool}`];
+    const where = plan.locations.grants[`${agentAddress(v.agent)} ${v.tool}`];
     lines.push(
       `- [critical] ${v.rule === "forbid" ? "forbidden_effect" : "approval_required"}: ${t(v.message)}${where ? ` (${t(where.file)}:${where.line})` : ""}`,
     );

@@ -11,13 +11,16 @@
  * footer survive; the rest is dropped or truncated, saying so. Every value from the repository
  * is escaped (escape.ts, markdown-escape.ts). Pure.
  */
+
 import { diffLines } from "diff";
 import type { ProjectOutcomeVerdict } from "../ci/outcome.ts";
 import { outcomeHeadline } from "../ci/outcome.ts";
 import type { Diagnostic } from "../diagnostics.ts";
+import { hostChangeEffect, hostChangeMode, hostChangeSubject } from "../hosts/host-plan.ts";
+import { agentAddress } from "../model/agent-names.ts";
 import type { AttributeChange, Plan } from "../plan/plan.ts";
 import type { BoundEntry } from "../plan/resources.ts";
-import { SEVERITY_ORDER } from "../plan/resources.ts";
+import { defaultSeverity, SEVERITY_ORDER } from "../plan/resources.ts";
 import type { SourceText } from "../source.ts";
 import type { CapabilityTestReport } from "../testing/capability-tests.ts";
 import { renderDiagnosticsText } from "./diagnostics-text.ts";
@@ -106,6 +109,23 @@ export function widenedRows(plan: Plan, projectPath: string): WidenedRow[] {
         where: where(c.address, m.tool),
         note: "gated → autonomous",
       });
+  // A host configuration's widened rule or key: one row, on its line, whatever else changed.
+  for (const h of plan.hosts ?? [])
+    for (const c of h.changes.filter((x) => x.direction === "widened")) {
+      const mode = hostChangeMode(c);
+      rows.push({
+        address: h.agent,
+        entry: {
+          effect: hostChangeEffect(c),
+          mode,
+          tool: `${c.change} ${hostChangeSubject(c)}`,
+          severity: defaultSeverity(mode),
+        },
+        // A removed rule's line is where the base had it.
+        where: `${prefix}${c.file}:${c.line}${c.change === "removed" ? " (base)" : ""}`,
+        note: c.reason,
+      });
+    }
   const rank = (s: string) => {
     const i = SEVERITY_ORDER.indexOf(s as (typeof SEVERITY_ORDER)[number]);
     return i < 0 ? 99 : i;
@@ -172,7 +192,7 @@ function violationsSection(plan: Plan, projectPath: string): string {
   const prefix = projectPath === "." ? "" : `${projectPath}/`;
   const lines = ["**Policy violations**", ""];
   for (const v of plan.policy_violations) {
-    const loc = plan.locations.grants[`Agent/${v.agent} ${v.tool}`];
+    const loc = plan.locations.grants[`${agentAddress(v.agent)} ${v.tool}`];
     lines.push(
       `- ⛔ ${mdText(v.message.replace(/`/g, ""))}${loc ? ` (${mdCode(`${prefix}${loc.file}:${loc.line}`)})` : ""}`,
     );

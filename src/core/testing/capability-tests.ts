@@ -7,6 +7,7 @@ import type { AnalysedProject } from "../analysis/analysis.ts";
 import { boundLookup } from "../analysis/effect-bound.ts";
 import type { Assertion } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
+import { agentAddress, effectReaches, hasAgent } from "../model/agent-names.ts";
 
 export interface AssertionResult {
   /** The CapabilityTest's name. */
@@ -55,40 +56,40 @@ export function runCapabilityTests({ project, analysis }: AnalysedProject): Capa
 
       if ("forbidEffect" in assertion) {
         const { agent, effect } = assertion.forbidEffect;
-        if (!project.agents.has(agent)) {
+        if (!hasAgent(project, agent)) {
           results.push(noAgent(agent));
           continue;
         }
-        const reaching = boundOf(agent).filter((e) => e.effect === effect);
+        const reaching = boundOf(agent).filter((e) => effectReaches(e.effect, effect));
         const first = reaching[0];
         results.push(
           first
             ? fail(
-                `Agent/${agent} reaches ${effect} through ${reaching.map((e) => `${e.tool} (${e.mode})`).join(", ")}`,
+                `${agentAddress(agent)} reaches ${effect} through ${reaching.map((e) => `${e.tool} (${e.mode})`).join(", ")}`,
                 first.span,
               )
             : pass,
         );
       } else if ("allowEffect" in assertion) {
         const { agent, effect, mode = "any" } = assertion.allowEffect;
-        if (!project.agents.has(agent)) {
+        if (!hasAgent(project, agent)) {
           results.push(noAgent(agent));
           continue;
         }
-        const reaching = boundOf(agent).filter((e) => e.effect === effect);
+        const reaching = boundOf(agent).filter((e) => effectReaches(e.effect, effect));
         if (reaching.some((e) => mode === "any" || e.mode === mode)) results.push(pass);
         else if (reaching.length > 0) {
           results.push(
             fail(
-              `Agent/${agent} reaches ${effect} only ${reaching[0]?.mode} (through ${reaching.map((e) => e.tool).join(", ")}), not ${mode}`,
+              `${agentAddress(agent)} reaches ${effect} only ${reaching[0]?.mode} (through ${reaching.map((e) => e.tool).join(", ")}), not ${mode}`,
               reaching[0]?.span,
             ),
           );
         } else {
           results.push(
             fail(
-              `Agent/${agent} holds no grant that reaches ${effect}`,
-              project.agents.get(agent)?.span,
+              `${agentAddress(agent)} holds no grant that reaches ${effect}`,
+              project.agents.get(agent)?.span ?? project.hostAgents?.get(agent)?.bound[0]?.span,
             ),
           );
         }
@@ -132,6 +133,16 @@ export function runCapabilityTests({ project, analysis }: AnalysedProject): Capa
         }
       } else if ("requiresApproval" in assertion) {
         const { agent, tool } = assertion.requiresApproval;
+        const host = project.hostAgents?.get(agent);
+        if (host) {
+          // Every use the rule names is asked (or refused), by the host's own precedence.
+          const m = host.modeOf(tool);
+          if (m.mode === "unreadable") results.push(fail(`${tool}: ${m.because}`));
+          else if (m.mode === "autonomous")
+            results.push(fail(`${agent} runs ${tool} without asking (${m.because})`, m.span));
+          else results.push(pass);
+          continue;
+        }
         const a = project.agents.get(agent);
         if (!a) {
           results.push(noAgent(agent));
