@@ -211,6 +211,7 @@ describe("capability tests on Host/claude-code", () => {
     - requiresApproval: { agent: Host/claude-code, tool: "Bash(git status)" }
     - forbidEffect: { agent: Host/claude-code, effect: mcp.github.* }
     - requiresApproval: { agent: Host/claude-code, tool: "Bash(make deploy)" }
+    - requiresApproval: { agent: Host/claude-code, tool: "Bash(npm *)" }
 `,
       ),
     });
@@ -229,7 +230,11 @@ describe("capability tests on Host/claude-code", () => {
     expect(r.stdout).toContain(
       "PASS claude: requiresApproval { agent: Host/claude-code, tool: Bash(make deploy) }",
     );
-    expect(r.stdout.trim().split("\n").at(-1)).toBe("4 passed, 2 failed");
+    // Some npm commands (npm test) run unasked: the rule as a whole is not gated.
+    expect(r.stdout).toContain(
+      "FAIL claude: requiresApproval { agent: Host/claude-code, tool: Bash(npm *) }: Host/claude-code runs Bash(npm *) without asking (allow Bash(npm test))",
+    );
+    expect(r.stdout.trim().split("\n").at(-1)).toBe("4 passed, 3 failed");
   });
 });
 
