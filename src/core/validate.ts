@@ -8,7 +8,8 @@ import { analyseProject, type ProjectAnalysis } from "./analysis/analysis.ts";
 import { checkEffects } from "./analysis/check-effects.ts";
 import { loadResources } from "./config/load-resources.ts";
 import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
-import { claudeCodeAgent, isHostPath } from "./hosts/host-agents.ts";
+import { isHostPath } from "./hosts/host-paths.ts";
+import { hostAgentsOf } from "./hosts/hosts.ts";
 import { checkWorkflows } from "./model/check-workflow.ts";
 import type { ResolvedProject } from "./model/project.ts";
 import {
@@ -32,9 +33,9 @@ export function validateProject(files: readonly ProjectFile[]): ValidationResult
   const excludes = projectExcludes(files);
   const inProject = files.filter((f) => belongsToProject(f.path, excludes));
   const { project, diagnostics } = resolveProject(inProject.filter((f) => !isHostPath(f.path)));
-  const host = claudeCodeAgent(inProject.filter((f) => isHostPath(f.path)));
-  if (host) {
-    project.hostAgents = new Map([[host.name, host]]);
+  const hosts = hostAgentsOf(inProject.filter((f) => isHostPath(f.path)));
+  if (hosts.length > 0) project.hostAgents = new Map(hosts.map((h) => [h.name, h]));
+  for (const host of hosts) {
     for (const f of host.files) project.sources.set(f.path, new SourceText(f.path, f.text));
     diagnostics.push(...host.diagnostics);
   }

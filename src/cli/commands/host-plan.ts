@@ -1,20 +1,17 @@
 /**
  * `terfyn plan` in a directory without terfyn.yaml that holds host configurations (Claude Code's
- * `.claude/settings.json` and `.claude/settings.local.json`, and `.mcp.json`): the files are read from the
- * directory, and with `--against REF` as that revision has them (git objects, no checkout), and
- * planned as the host agent `Host/claude-code`. stderr names the files read.
+ * `.claude/settings.json` and `.claude/settings.local.json`, `.mcp.json`, Codex's
+ * `.codex/config.toml`): the files are read from the directory, and with `--against REF` as that
+ * revision has them (git objects, no checkout), and planned as host agents (`Host/claude-code`,
+ * `Host/codex`: core/hosts/hosts.ts). stderr names the files read and their hosts.
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
-import {
-  HOST_PATHS,
-  hostPlanJson,
-  hostPlanSummary,
-  hostPlanText,
-  planClaudeCode,
-} from "../../core/hosts/host-plan.ts";
+import { HOST_PATHS } from "../../core/hosts/host-paths.ts";
+import { hostPlanJson, hostPlanSummary, hostPlanText } from "../../core/hosts/host-plan.ts";
+import { HOST_KINDS, planHosts } from "../../core/hosts/hosts.ts";
 import { diagnosticsToJson, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { SourceText } from "../../core/source.ts";
@@ -63,11 +60,14 @@ export async function hostPlanCommand(
     head.push({ path, text: await readFile(full, "utf8") });
   }
   const base = options.against === undefined ? [] : await filesAt(root, options.against);
+  const hosts = HOST_KINDS.filter((k) => present.some((p) => k.paths.includes(p)))
+    .map((k) => k.label)
+    .join(", ");
   io.stderr(
-    `terfyn plan: no terfyn.yaml here; read the host configuration${present.length === 1 ? "" : "s"} ${present.map((p) => escapeTerminalText(p)).join(", ")} (Claude Code)${options.against ? `, and ${base.length === 0 ? "none" : base.map((f) => escapeTerminalText(f.path)).join(", ")} at ${escapeTerminalText(options.against)}` : ""}\n`,
+    `terfyn plan: no terfyn.yaml here; read the host configuration${present.length === 1 ? "" : "s"} ${present.map((p) => escapeTerminalText(p)).join(", ")} (${hosts})${options.against ? `, and ${base.length === 0 ? "none" : base.map((f) => escapeTerminalText(f.path)).join(", ")} at ${escapeTerminalText(options.against)}` : ""}\n`,
   );
-  const plan = planClaudeCode(base, head);
-  const diagnostics = [...refused, ...plan.diagnostics];
+  const plans = planHosts(base, head);
+  const diagnostics = [...refused, ...plans.flatMap((p) => p.diagnostics)];
   if (diagnostics.length > 0)
     io.stderr(
       `${renderDiagnosticsText(diagnostics, {
@@ -79,11 +79,11 @@ export async function hostPlanCommand(
   const against = options.against ?? null;
   io.stdout(
     options.format === "json"
-      ? `${JSON.stringify({ ...hostPlanJson([plan], against), diagnostics: diagnosticsToJson(diagnostics, (f) => f).diagnostics }, null, 2)}\n`
-      : hostPlanText([plan], against),
+      ? `${JSON.stringify({ ...hostPlanJson(plans, against), diagnostics: diagnosticsToJson(diagnostics, (f) => f).diagnostics }, null, 2)}\n`
+      : hostPlanText(plans, against),
   );
   if (diagnostics.some((d) => d.severity === "error")) return 1;
-  if (options.detailedExitcode) return hostPlanSummary([plan]).has_changes ? 2 : 0;
+  if (options.detailedExitcode) return hostPlanSummary(plans).has_changes ? 2 : 0;
   return 0;
 }
 

@@ -27,23 +27,17 @@ import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, parseClaudeRule, ruleContains } from "./claude-rules.ts";
 import { type ClaudeSettings, type HostFile, readClaudeSettings } from "./claude-settings.ts";
+import { CLAUDE_SETTINGS_PATHS, MCP_JSON } from "./host-paths.ts";
 import { type McpConfig, readMcpJson } from "./mcp-json.ts";
 
-/** Where Claude Code's settings live in a repository, least specific first. */
-export const CLAUDE_SETTINGS_PATHS = [".claude/settings.json", ".claude/settings.local.json"];
-
-/** The project's MCP servers, which Claude Code offers its agent. */
-export const MCP_JSON = ".mcp.json";
-
-/** Every host configuration file a project or a plan reads, by its conventional path. */
-export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON];
+export {
+  CLAUDE_SETTINGS_PATHS,
+  HOST_PATHS,
+  isHostPath,
+  MCP_JSON,
+} from "./host-paths.ts";
 
 export const CLAUDE_CODE_AGENT = "Host/claude-code";
-
-/** Whether a project-relative path is a host configuration file. */
-export function isHostPath(path: string): boolean {
-  return HOST_PATHS.includes(path);
-}
 
 /** A host as an agent: its name, the files it was read from, its bound, its files' problems. */
 export interface HostAgent {
@@ -51,8 +45,8 @@ export interface HostAgent {
   files: HostFile[];
   bound: EffectBoundEntry[];
   diagnostics: Diagnostic[];
-  /** How a use the rule `text` names would be decided (see useMode). */
-  modeOf(text: string): UseMode;
+  /** How a use the rule `text` names would be decided (see useMode), for hosts with rules. */
+  modeOf?(text: string): UseMode;
 }
 
 /** How the host decides a use: refused, asked, run unasked (`because`: the rule or mode). */

@@ -16,10 +16,11 @@ import {
   type HostFile,
   readClaudeSettings,
 } from "./claude-settings.ts";
-import { effectOfTool, MCP_JSON } from "./host-agents.ts";
+import { effectOfTool } from "./host-agents.ts";
+import { MCP_JSON } from "./host-paths.ts";
 import { type McpConfig, mcpChanges, readMcpJson } from "./mcp-json.ts";
 
-export { CLAUDE_SETTINGS_PATHS, HOST_PATHS, MCP_JSON } from "./host-agents.ts";
+export { CLAUDE_SETTINGS_PATHS, HOST_PATHS, MCP_JSON } from "./host-paths.ts";
 
 const mcpOf = (files: readonly HostFile[]): McpConfig => {
   const f = files.find((x) => x.path === MCP_JSON);
@@ -27,7 +28,8 @@ const mcpOf = (files: readonly HostFile[]): McpConfig => {
 };
 
 export interface HostPlan {
-  agent: "Host/claude-code";
+  /** `Host/claude-code`, `Host/codex`. */
+  agent: string;
   /** The head's files that were read. */
   files: string[];
   changes: HostChange[];

@@ -14,7 +14,7 @@ import {
 } from "../config/load-resources.ts";
 import type { OperationSpec } from "../config/schemas.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
-import { isHostPath } from "../hosts/host-agents.ts";
+import { isHostPath } from "../hosts/host-paths.ts";
 import type {
   AgentDecl,
   AgentFile,

@@ -5,12 +5,8 @@
  * Pure and deterministic: the same inputs give the same plan and hash.
  */
 
-import {
-  type HostChangeJson,
-  hostChangeJson,
-  hostChangeMode,
-  planClaudeCode,
-} from "../hosts/host-plan.ts";
+import { type HostChangeJson, hostChangeJson, hostChangeMode } from "../hosts/host-plan.ts";
+import { planHost } from "../hosts/hosts.ts";
 import { DEFAULT_MAX_TOKENS } from "../model/resolve-project.ts";
 import { byCodeUnit } from "../order.ts";
 import { sha256 } from "./canonical-hash.ts";
@@ -703,11 +699,23 @@ function hostSection(
   before: ResourceRecord | undefined,
   after: ResourceRecord | undefined,
 ): HostPlanSection {
-  const plan = planClaudeCode(before?.host_files ?? [], after?.host_files ?? []);
+  const plan = planHost(address, before?.host_files ?? [], after?.host_files ?? []);
   return {
     agent: address,
     files: (after ?? before)?.host_files?.map((f) => f.path) ?? [],
-    changes: plan.changes.map(hostChangeJson),
+    // A host this version does not read (a newer state file's): every change unknown, widened.
+    changes: plan
+      ? plan.changes.map(hostChangeJson)
+      : [
+          {
+            direction: "widened",
+            change: "changed",
+            key: address,
+            file: "",
+            line: 0,
+            reason: `${address} is a host this version of Terfyn does not read`,
+          },
+        ],
   };
 }
 

@@ -136,7 +136,10 @@ export function runCapabilityTests({ project, analysis }: AnalysedProject): Capa
         const host = project.hostAgents?.get(agent);
         if (host) {
           // Every use the rule names is asked (or refused), by the host's own precedence.
-          const m = host.modeOf(tool);
+          const m = host.modeOf?.(tool) ?? {
+            mode: "unreadable" as const,
+            because: `${agent} has no per-command rules: assert on its effects (forbidEffect, allowEffect)`,
+          };
           if (m.mode === "unreadable") results.push(fail(`${tool}: ${m.because}`));
           else if (m.mode === "autonomous")
             results.push(fail(`${agent} runs ${tool} without asking (${m.because})`, m.span));

@@ -1,0 +1,21 @@
+/**
+ * Where each host keeps its configuration in a repository: the conventional paths a project
+ * and a plan read. Pure.
+ */
+
+/** Claude Code's settings, least specific first. */
+export const CLAUDE_SETTINGS_PATHS = [".claude/settings.json", ".claude/settings.local.json"];
+
+/** The project's MCP servers, which Claude Code offers its agent. */
+export const MCP_JSON = ".mcp.json";
+
+/** OpenAI Codex's project configuration. */
+export const CODEX_CONFIG = ".codex/config.toml";
+
+/** Every host configuration file a project or a plan reads, by its conventional path. */
+export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON, CODEX_CONFIG];
+
+/** Whether a project-relative path is a host configuration file. */
+export function isHostPath(path: string): boolean {
+  return HOST_PATHS.includes(path);
+}
