@@ -5,13 +5,13 @@
  * revision has them (git objects, no checkout), and planned as host agents (`Host/claude-code`,
  * `Host/codex`: core/hosts/hosts.ts). stderr names the files read and their hosts.
  */
-import { lstat, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
-import { HOST_PATHS } from "../../core/hosts/host-paths.ts";
+import { HOST_PATHS, WORKFLOWS_DIR } from "../../core/hosts/host-paths.ts";
 import { hostPlanJson, hostPlanSummary, hostPlanText } from "../../core/hosts/host-plan.ts";
-import { HOST_KINDS, planHosts } from "../../core/hosts/hosts.ts";
+import { HOST_KINDS, hostAgentsOf, isHostFile, planHosts } from "../../core/hosts/hosts.ts";
 import { diagnosticsToJson, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { SourceText } from "../../core/source.ts";
@@ -20,10 +20,16 @@ import { type CliIo, UsageError, useColor } from "../io.ts";
 /** The host configuration files present in `root` (links included, to be refused by name). */
 export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
-  for (const p of HOST_PATHS) {
+  const workflows = await readdir(join(root, WORKFLOWS_DIR)).catch(() => [] as string[]);
+  for (const p of [...HOST_PATHS, ...workflows.sort().map((n) => `${WORKFLOWS_DIR}/${n}`)]) {
+    if (!isHostFile(p)) continue;
     try {
-      await lstat(join(root, p));
-      out.push(p);
+      const st = await lstat(join(root, p));
+      // A workflow counts when it runs an agent (or cannot be read: then nobody can say it does
+      // not); a link is listed, to be refused by name.
+      if (HOST_PATHS.includes(p) || !st.isFile()) out.push(p);
+      else if (hostAgentsOf([{ path: p, text: await readFile(join(root, p), "utf8") }]).length > 0)
+        out.push(p);
     } catch {
       // absent
     }
@@ -60,7 +66,7 @@ export async function hostPlanCommand(
     head.push({ path, text: await readFile(full, "utf8") });
   }
   const base = options.against === undefined ? [] : await filesAt(root, options.against);
-  const hosts = HOST_KINDS.filter((k) => present.some((p) => k.paths.includes(p)))
+  const hosts = HOST_KINDS.filter((k) => present.some((p) => k.owns(p)))
     .map((k) => k.label)
     .join(", ");
   io.stderr(
@@ -89,11 +95,18 @@ export async function hostPlanCommand(
 
 /** The settings files as `revision` has them (git objects; a link or an absent file is not read). */
 async function filesAt(root: string, revision: string): Promise<HostFile[]> {
-  const { locateProject, readFileAtRevision } = await import("../../adapters/git/read-revision.ts");
+  const { listTree, locateProject, readFileAtRevision, resolveTree } = await import(
+    "../../adapters/git/read-revision.ts"
+  );
   const { top, prefix } = await locateProject(root);
   const out: HostFile[] = [];
-  for (const path of HOST_PATHS) {
-    const r = await readFileAtRevision(top, revision, prefix ? `${prefix}/${path}` : path);
+  const at = (p: string) => (prefix ? `${prefix}/${p}` : p);
+  const { tree } = await resolveTree(top, revision);
+  const workflows = (await listTree(top, tree, at(WORKFLOWS_DIR)))
+    .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))
+    .filter((p) => isHostFile(p) && !HOST_PATHS.includes(p));
+  for (const path of [...HOST_PATHS, ...workflows.sort()]) {
+    const r = await readFileAtRevision(top, revision, at(path));
     if (r.kind === "file") out.push({ path, text: r.text });
   }
   return out;

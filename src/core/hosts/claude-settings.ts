@@ -395,7 +395,7 @@ function shadowed(out: ClaudeSettings): void {
  * The order of the modes, from the most restrictive: `auto` and `dontAsk` share a rank (neither
  * is provably narrower than the other, so a change between them widens).
  */
-const MODE_RANK: Readonly<Record<(typeof CLAUDE_MODES)[number], number>> = {
+export const MODE_RANK: Readonly<Record<(typeof CLAUDE_MODES)[number], number>> = {
   plan: 0,
   default: 1,
   acceptEdits: 2,

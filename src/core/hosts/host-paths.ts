@@ -15,7 +15,10 @@ export const CODEX_CONFIG = ".codex/config.toml";
 /** Every host configuration file a project or a plan reads, by its conventional path. */
 export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON, CODEX_CONFIG];
 
-/** Whether a project-relative path is a host configuration file. */
+/** GitHub workflow files, where claude-code-action steps (and gh-aw workflows) live. */
+export const WORKFLOWS_DIR = ".github/workflows";
+
+/** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
-  return HOST_PATHS.includes(path);
+  return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.ya?ml$/.test(path);
 }

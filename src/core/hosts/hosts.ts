@@ -1,9 +1,17 @@
 /**
- * Every host Terfyn reads, in one table: its agent's name, the paths of its files, how its
- * files become an agent of the authority model, and how a change of them is planned. A project
- * (validate.ts), its plan (compute-plan.ts) and `terfyn plan` without terfyn.yaml all go through
- * this table, so a host added here is read everywhere at once. Pure.
+ * Every host Terfyn reads, in one table: which files are its, which agents they make (one per
+ * host, or one per workflow file), how those files become an agent of the authority model, and
+ * how a change of them is planned. A project (validate.ts), its plan (compute-plan.ts) and
+ * `terfyn plan` without terfyn.yaml all go through this table, so a host added here is read
+ * everywhere at once. Pure.
  */
+import {
+  actionAgent,
+  actionAgentName,
+  actionChanges,
+  isWorkflowPath,
+  readActionWorkflow,
+} from "./claude-code-action.ts";
 import type { HostFile } from "./claude-settings.ts";
 import { CODEX_AGENT, codexAgent, codexChanges, readCodexConfig } from "./codex-config.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
@@ -11,13 +19,19 @@ import { CLAUDE_SETTINGS_PATHS, CODEX_CONFIG, MCP_JSON } from "./host-paths.ts";
 import { type HostPlan, planClaudeCode } from "./host-plan.ts";
 
 export interface HostKind {
-  agent: string;
   /** The host's own name, as stderr names the files read: "Claude Code". */
   label: string;
-  paths: readonly string[];
+  owns(path: string): boolean;
+  /** The agent a file of this host belongs to. */
+  agentName(path: string): string;
   agentOf(files: readonly HostFile[]): HostAgent | undefined;
-  plan(base: readonly HostFile[], head: readonly HostFile[]): HostPlan;
+  plan(agent: string, base: readonly HostFile[], head: readonly HostFile[]): HostPlan;
 }
+
+const fixed = (paths: readonly string[], agent: string) => ({
+  owns: (p: string) => paths.includes(p),
+  agentName: () => agent,
+});
 
 const codexOf = (files: readonly HostFile[]) => {
   const f = files.find((x) => x.path === CODEX_CONFIG);
@@ -26,50 +40,93 @@ const codexOf = (files: readonly HostFile[]) => {
 
 export const HOST_KINDS: readonly HostKind[] = [
   {
-    agent: CLAUDE_CODE_AGENT,
     label: "Claude Code",
-    paths: [...CLAUDE_SETTINGS_PATHS, MCP_JSON],
+    ...fixed([...CLAUDE_SETTINGS_PATHS, MCP_JSON], CLAUDE_CODE_AGENT),
     agentOf: claudeCodeAgent,
-    plan: planClaudeCode,
+    plan: (_agent, base, head) => planClaudeCode(base, head),
   },
   {
-    agent: CODEX_AGENT,
     label: "Codex",
-    paths: [CODEX_CONFIG],
+    ...fixed([CODEX_CONFIG], CODEX_AGENT),
     agentOf: codexAgent,
-    plan: (base, head) => {
+    plan: (agent, base, head) => {
       const after = codexOf(head);
       return {
-        agent: CODEX_AGENT,
+        agent,
         files: head.map((f) => f.path),
         changes: codexChanges(codexOf(base), after),
         diagnostics: after?.diagnostics ?? [],
       };
     },
   },
+  {
+    label: "claude-code-action",
+    owns: isWorkflowPath,
+    agentName: actionAgentName,
+    agentOf: (files) => (files[0] ? actionAgent(files[0]) : undefined),
+    plan: (agent, base, head) => {
+      const after = head[0] ? readActionWorkflow(head[0]) : undefined;
+      return {
+        agent,
+        files: head.map((f) => f.path),
+        changes: actionChanges(base[0] ? readActionWorkflow(base[0]) : undefined, after),
+        diagnostics: after?.diagnostics ?? [],
+      };
+    },
+  },
 ];
 
-const mine = (kind: HostKind, files: readonly HostFile[]) =>
-  files.filter((f) => kind.paths.includes(f.path));
+/** Whether a project-relative path is a file some host reads. */
+export function isHostFile(path: string): boolean {
+  return HOST_KINDS.some((k) => k.owns(path));
+}
 
-/** The host agents a project's files hold (each host with a file among them). */
+/** The files of each agent, by agent name, for every host with a file among `files`. */
+function byAgent(files: readonly HostFile[]): Map<string, { kind: HostKind; files: HostFile[] }> {
+  const out = new Map<string, { kind: HostKind; files: HostFile[] }>();
+  for (const kind of HOST_KINDS)
+    for (const f of files) {
+      if (!kind.owns(f.path)) continue;
+      const name = kind.agentName(f.path);
+      const entry = out.get(name) ?? { kind, files: [] };
+      entry.files.push(f);
+      out.set(name, entry);
+    }
+  return out;
+}
+
+/** The host agents a project's files hold. */
 export function hostAgentsOf(files: readonly HostFile[]): HostAgent[] {
-  return HOST_KINDS.flatMap((k) => k.agentOf(mine(k, files)) ?? []);
+  return [...byAgent(files).values()].flatMap(({ kind, files: mine }) => kind.agentOf(mine) ?? []);
 }
 
-/** The plan of every host with a file on either side. */
+/**
+ * The plan of every host agent with a file on either side. A workflow file that runs no agent
+ * on either side plans nothing (unless it does not parse: then nobody can say it runs none).
+ */
 export function planHosts(base: readonly HostFile[], head: readonly HostFile[]): HostPlan[] {
-  return HOST_KINDS.filter((k) => mine(k, base).length + mine(k, head).length > 0).map((k) =>
-    k.plan(mine(k, base), mine(k, head)),
-  );
+  const a = byAgent(base);
+  const b = byAgent(head);
+  const out: HostPlan[] = [];
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const kind = (b.get(name) ?? a.get(name))?.kind as HostKind;
+    const beforeFiles = a.get(name)?.files ?? [];
+    const afterFiles = b.get(name)?.files ?? [];
+    const hasAgent =
+      kind.agentOf(beforeFiles) !== undefined || kind.agentOf(afterFiles) !== undefined;
+    if (hasAgent) out.push(kind.plan(name, beforeFiles, afterFiles));
+  }
+  return out;
 }
 
-/** One host agent's plan, by its name (a name no host has: no change). */
+/** One host agent's plan, by its name (undefined for a name no host makes). */
 export function planHost(
   agent: string,
   base: readonly HostFile[],
   head: readonly HostFile[],
 ): HostPlan | undefined {
-  const k = HOST_KINDS.find((x) => x.agent === agent);
-  return k?.plan(mine(k, base), mine(k, head));
+  const kind = HOST_KINDS.find((k) =>
+    [...base, ...head].some((f) => k.owns(f.path) && k.agentName(f.path) === agent),
+  );
+  return kind?.plan(agent, base, head);
 }

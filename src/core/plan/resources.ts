@@ -298,7 +298,7 @@ export function projectResources(
     resources.push({
       address,
       kind: "Host",
-      name: address.slice("Host/".length),
+      name: address.slice(address.indexOf("/") + 1),
       spec: { files: Object.fromEntries(host.files.map((f) => [f.path, sha256(f.text)])) },
       effect_bound: host.bound.map((e) => ({
         effect: e.effect,

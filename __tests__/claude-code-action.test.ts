@@ -1,0 +1,206 @@
+/**
+ * claude-code-action steps in GitHub workflows as the agent
+ * Workflow/claude-code-action/<file>: `claude_args` read as the action reads it (shell words,
+ * accumulating tool flags split on commas, full-line comments dropped), the older
+ * `allowed_tools` inputs, the permission mode, the job's token scope by scope and the events
+ * that start it; each change ordered, located at its line; the CLI plans it without terfyn.yaml
+ * and a project's policies apply to it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  actionAgent,
+  actionChanges,
+  readActionWorkflow,
+} from "../src/core/hosts/claude-code-action.ts";
+import { validateProject } from "../src/core/validate.ts";
+import { runTerfyn } from "./helpers/cli.ts";
+
+const FILE = ".github/workflows/claude.yml";
+
+function workflow(
+  o: {
+    args?: string;
+    withMore?: string;
+    permissions?: string | null;
+    on?: string;
+    stepId?: string;
+  } = {},
+) {
+  const perms =
+    o.permissions === null
+      ? ""
+      : `permissions:\n${o.permissions ?? "  contents: read\n  pull-requests: write\n"}`;
+  const args = (o.args ?? '--allowedTools "Bash(git log:*),Read"')
+    .split("\n")
+    .map((l) => `            ${l}`)
+    .join("\n");
+  return `name: Claude
+on:
+${o.on ?? "  issue_comment:\n    types: [created]\n"}${perms}jobs:
+  claude:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - id: ${o.stepId ?? "claude"}
+        uses: anthropics/claude-code-action@v1
+        with:
+          prompt: Review this pull request
+          claude_args: |
+${args}
+${o.withMore ?? ""}`;
+}
+
+const read = (text: string) => readActionWorkflow({ path: FILE, text });
+const changes = (base: string, head: string) =>
+  actionChanges(read(base), read(head)).map(
+    (c) =>
+      `${c.direction} ${c.change} ${c.rule !== undefined ? `${c.list} ${c.rule}` : c.key} @${c.line}`,
+  );
+
+describe("claude-code-action steps, change by change", () => {
+  it("widenings: a broader allow, an edit tool, a looser mode, a token scope raised, a new event; a covered rule removed is neutral", () => {
+    const base = workflow();
+    const head = workflow({
+      args: '--allowedTools "Bash(git *),Read" "Edit"\n--permission-mode acceptEdits',
+      permissions: "  contents: write\n  pull-requests: write\n",
+      on: "  issue_comment:\n    types: [created]\n  pull_request_target:\n",
+    });
+    expect(changes(base, head)).toEqual([
+      "widened added allow Bash(git *) @19",
+      "widened added allow Edit @19",
+      "neutral removed allow Bash(git log:*) @18",
+      "widened added jobs.claude.steps.claude --permission-mode @20",
+      "widened changed jobs.claude.steps.claude permissions.contents @7",
+      "widened added on.pull_request_target @5",
+    ]);
+  });
+
+  it("narrowings: a deny added, a permissions block where the default token was, a step removed", () => {
+    const base = workflow({ permissions: null });
+    const head = workflow({
+      args: '--allowedTools "Bash(git log:*),Read"\n--disallowed-tools "Bash(git push *)" WebFetch',
+      permissions: "  contents: read\n",
+    });
+    const rows = changes(base, head);
+    expect(rows.filter((r) => !r.startsWith("narrowed"))).toEqual([]);
+    expect(rows).toContain("narrowed added deny Bash(git push *) @18");
+    expect(rows).toContain("narrowed added deny WebFetch @18");
+    expect(rows).toContain("narrowed changed jobs.claude.steps.claude permissions.contents @6");
+    expect(rows).toContain("narrowed changed jobs.claude.steps.claude permissions.issues @6");
+    const gone = changes(base, workflow({ permissions: null, stepId: "other" }));
+    expect(gone).toEqual([
+      "widened added jobs.claude.steps.other @11",
+      "narrowed removed jobs.claude.steps.claude @11",
+    ]);
+  });
+
+  it("read as the action reads it: comment lines dropped, several values per flag, the older inputs, the skip flag", () => {
+    const wf = read(
+      workflow({
+        args: '# --allowedTools "Bash(*)"\n--allowed-tools "Bash(npm test)" Grep\n--dangerously-skip-permissions',
+        withMore:
+          "          allowed_tools: |\n            Bash(make lint)\n            Glob\n          disallowed_tools: WebSearch,WebFetch\n",
+      }),
+    );
+    const step = wf.steps[0];
+    expect(step?.rules.allow.map((r) => r.text)).toEqual([
+      "Bash(npm test)",
+      "Grep",
+      "Bash(make lint)",
+      "Glob",
+    ]);
+    expect(step?.rules.deny.map((r) => r.text)).toEqual(["WebSearch", "WebFetch"]);
+    expect(step?.mode?.value).toBe("bypassPermissions");
+    const bound = actionAgent({
+      path: FILE,
+      text: workflow({ args: "--dangerously-skip-permissions" }),
+    })?.bound;
+    expect(bound?.map((e) => `${e.effect} ${e.mode}`)).toEqual(
+      expect.arrayContaining([
+        "process.exec autonomous",
+        "network.egress autonomous",
+        "github.pull-requests.write autonomous",
+      ]),
+    );
+  });
+
+  it("an unknown input or flag changed widens; the prompt and the turn limit are neutral", () => {
+    const base = workflow();
+    expect(
+      changes(base, workflow({ withMore: "          path_to_claude_code_executable: ./claude\n" })),
+    ).toEqual(["widened added jobs.claude.steps.claude.path_to_claude_code_executable @19"]);
+    expect(changes(base, base.replace("Review this pull request", "Review it"))).toEqual([
+      "neutral changed jobs.claude.steps.claude.prompt @16",
+    ]);
+    expect(
+      changes(
+        base,
+        workflow({ args: '--allowedTools "Bash(git log:*),Read"\n--mcp-config ./mcp.json' }),
+      ),
+    ).toEqual(["widened added jobs.claude.steps.claude.claude_args --mcp-config @19"]);
+  });
+
+  it("a workflow without a claude-code-action step is no agent; malformed YAML is an error, never a crash", () => {
+    expect(
+      actionAgent({
+        path: ".github/workflows/ci.yml",
+        text: "on: push\njobs:\n  t:\n    steps:\n      - run: make\n",
+      }),
+    ).toBeUndefined();
+    const bad = read("on: push\njobs:\n  t: [\n");
+    expect(bad.diagnostics[0]?.code).toBe("TF6001");
+    expect(bad.diagnostics[0]?.span.file).toBe(FILE);
+  });
+});
+
+describe("Workflow/claude-code-action in the CLI and in a project", () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@x", ...args], {
+      cwd,
+      encoding: "utf8",
+    });
+
+  it("terfyn plan without terfyn.yaml: only the workflows that run Claude are read and planned", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-cca-"));
+    mkdirSync(join(dir, ".github", "workflows"), { recursive: true });
+    writeFileSync(join(dir, FILE), workflow());
+    writeFileSync(
+      join(dir, ".github/workflows/ci.yml"),
+      "on: push\njobs:\n  t:\n    runs-on: x\n    steps:\n      - run: make\n",
+    );
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "base");
+    writeFileSync(join(dir, FILE), workflow({ args: '--allowedTools "Bash(*)"' }));
+    const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "read the host configuration .github/workflows/claude.yml (claude-code-action)",
+    );
+    const plan = JSON.parse(r.stdout);
+    expect(plan.hosts.map((h: { agent: string }) => h.agent)).toEqual([
+      "Workflow/claude-code-action/claude.yml",
+    ]);
+    expect(plan.summary.widened).toBe(1);
+  });
+
+  it("a project's policy forbids the step's token to write contents: an error on the scope's line", () => {
+    const v = validateProject([
+      {
+        path: "terfyn.yaml",
+        text: "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: c }\nspec: {}\n",
+      },
+      {
+        path: "p.yaml",
+        text: "apiVersion: terfyn.dev/v1\nkind: Policy\nmetadata: { name: read-only-claude }\nspec:\n  rules:\n    - forbid: { agent: Workflow/claude-code-action/claude.yml, effect: github.contents.write }\n",
+      },
+      { path: FILE, text: workflow({ permissions: "  contents: write\n" }) },
+    ]);
+    const errors = v.diagnostics.filter((d) => d.code === "TF5006");
+    expect(errors.map((d) => `${d.span.file}:${d.span.line}`)).toEqual([`${FILE}:6`]);
+  });
+});
