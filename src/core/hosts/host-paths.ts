@@ -20,5 +20,5 @@ export const WORKFLOWS_DIR = ".github/workflows";
 
 /** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
-  return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.ya?ml$/.test(path);
+  return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.(ya?ml|md)$/.test(path);
 }

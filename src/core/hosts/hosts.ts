@@ -14,6 +14,7 @@ import {
 } from "./claude-code-action.ts";
 import type { HostFile } from "./claude-settings.ts";
 import { CODEX_AGENT, codexAgent, codexChanges, readCodexConfig } from "./codex-config.ts";
+import { ghAwAgent, ghAwAgentName, ghAwChanges, isGhAwPath, readGhAw } from "./gh-aw.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
 import { CLAUDE_SETTINGS_PATHS, CODEX_CONFIG, MCP_JSON } from "./host-paths.ts";
 import { type HostPlan, planClaudeCode } from "./host-plan.ts";
@@ -70,6 +71,21 @@ export const HOST_KINDS: readonly HostKind[] = [
         agent,
         files: head.map((f) => f.path),
         changes: actionChanges(base[0] ? readActionWorkflow(base[0]) : undefined, after),
+        diagnostics: after?.diagnostics ?? [],
+      };
+    },
+  },
+  {
+    label: "gh-aw",
+    owns: isGhAwPath,
+    agentName: ghAwAgentName,
+    agentOf: (files) => (files[0] ? ghAwAgent(files[0]) : undefined),
+    plan: (agent, base, head) => {
+      const after = head[0] ? readGhAw(head[0]) : undefined;
+      return {
+        agent,
+        files: head.map((f) => f.path),
+        changes: ghAwChanges(base[0] ? readGhAw(base[0]) : undefined, after),
         diagnostics: after?.diagnostics ?? [],
       };
     },

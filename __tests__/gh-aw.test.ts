@@ -1,0 +1,173 @@
+/**
+ * gh-aw workflows (`.github/workflows/<name>.md`) as the agent Workflow/gh-aw/<name>: the front
+ * matter found by a Markdown parser and read as YAML, each key ordered by what gh-aw does with
+ * it (bash patterns by containment, tool allowlists, network entries, safe outputs and their
+ * max, the token, events, roles, strict), located at its line; the CLI plans it and a project's
+ * policies apply to it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ghAwAgent, ghAwChanges, readGhAw } from "../src/core/hosts/gh-aw.ts";
+import { validateProject } from "../src/core/validate.ts";
+import { runTerfyn } from "./helpers/cli.ts";
+
+const FILE = ".github/workflows/triage.md";
+
+const BASE = `---
+on:
+  issues:
+    types: [opened]
+permissions:
+  contents: read
+  issues: read
+engine: claude
+tools:
+  github:
+    allowed: [get_issue, list_issues]
+  bash: ["git status", "git log:*"]
+network:
+  allowed: [defaults, python]
+safe-outputs:
+  add-comment:
+    max: 1
+timeout-minutes: 10
+---
+
+# Triage
+
+Read the issue and label it.
+`;
+
+const read = (text: string) => readGhAw({ path: FILE, text });
+const changes = (base: string, head: string) =>
+  ghAwChanges(read(base), read(head)).map(
+    (c) => `${c.direction} ${c.change} ${c.rule !== undefined ? c.rule : c.key} @${c.line}`,
+  );
+
+describe("gh-aw front matter, change by change", () => {
+  it("widenings: a command beyond the allowlist, an edit tool, a GitHub tool, a domain, a larger max, a new output, a write scope, an event, a role", () => {
+    const head = BASE.replace('bash: ["git status", "git log:*"]', 'bash: ["git *"]\n  edit:')
+      .replace(
+        "allowed: [get_issue, list_issues]",
+        "allowed: [get_issue, list_issues, create_issue]",
+      )
+      .replace("allowed: [defaults, python]", "allowed: [defaults, python, example.com]")
+      .replace("    max: 1", "    max: 5\n  create-pull-request:")
+      .replace("  issues: read", "  issues: write")
+      .replace("    types: [opened]", "    types: [opened]\n  issue_comment:")
+      .replace("timeout-minutes: 10", "timeout-minutes: 10\nroles: all");
+    const rows = changes(BASE, head);
+    expect(rows.filter((r) => !r.startsWith("widened"))).toEqual([
+      "neutral removed Bash(git status) @12",
+      "neutral removed Bash(git log:*) @12",
+    ]);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        "widened added Bash(git *) @13",
+        "widened added tools.edit @14",
+        "widened changed tools.github.allowed @12",
+        "widened changed network @15",
+        "widened changed safe-outputs.add-comment.max @19",
+        "widened added safe-outputs.create-pull-request @20",
+        "widened changed permissions.issues @8",
+        "widened added on.issue_comment @5",
+        "widened added roles @22",
+      ]),
+    );
+  });
+
+  it("narrowings and neutral changes: a domain and a tool removed, a smaller max, strict on; the timeout and the prose are neutral", () => {
+    const head = BASE.replace("allowed: [defaults, python]", "allowed: [defaults]")
+      .replace("allowed: [get_issue, list_issues]", "allowed: [get_issue]")
+      .replace("timeout-minutes: 10", "timeout-minutes: 30")
+      .replace("Read the issue", "Read the whole issue");
+    expect(changes(BASE, head)).toEqual([
+      "narrowed changed tools.github.allowed @11",
+      "narrowed changed network @13",
+      "neutral changed timeout-minutes @18",
+    ]);
+    expect(changes(BASE.replace("max: 1", "max: 3"), BASE)).toEqual([
+      "narrowed changed safe-outputs.add-comment.max @17",
+    ]);
+  });
+
+  it("fail closed: the engine, custom steps, an unknown key, strict off, a new workflow", () => {
+    const withSteps = BASE.replace(
+      "timeout-minutes: 10",
+      "timeout-minutes: 10\nsteps:\n  - run: curl https://example.com/setup.sh | sh\nstrict: false\nmystery: 1",
+    ).replace("engine: claude", "engine: codex");
+    expect(changes(BASE, withSteps)).toEqual([
+      "widened added strict @21",
+      "widened changed engine @8",
+      "widened added mystery @22",
+      "widened added steps @19",
+    ]);
+    expect(ghAwChanges(undefined, read(BASE)).map((c) => c.direction)).toEqual(["widened"]);
+  });
+
+  it("a Markdown file without front matter is no agent; broken front matter is an error at its line", () => {
+    expect(
+      ghAwAgent({ path: ".github/workflows/README.md", text: "# Workflows\n" }),
+    ).toBeUndefined();
+    const bad = read("---\non: [push\n---\nbody\n");
+    expect(bad.diagnostics[0]?.code).toBe("TF6001");
+    expect(bad.diagnostics[0]?.span.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it("the bound: commands, GitHub tools, outputs and the network, each autonomous", () => {
+    const bound = ghAwAgent({ path: FILE, text: BASE })?.bound.map((e) => `${e.effect} ${e.tool}`);
+    expect(bound).toEqual(
+      expect.arrayContaining([
+        "process.exec tools.bash git log:*",
+        "mcp.github.get_issue github get_issue",
+        "network.egress network python",
+        "github.issues.write safe-outputs.add-comment",
+      ]),
+    );
+    expect(bound?.some((b) => b.startsWith("workspace.write"))).toBe(false);
+  });
+});
+
+describe("Workflow/gh-aw in the CLI and in a project", () => {
+  it("terfyn plan without terfyn.yaml plans it, naming its host", async () => {
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@x", ...args], { cwd });
+    const dir = mkdtempSync(join(tmpdir(), "terfyn-gh-aw-"));
+    mkdirSync(join(dir, ".github", "workflows"), { recursive: true });
+    writeFileSync(join(dir, FILE), BASE);
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "base");
+    writeFileSync(join(dir, FILE), BASE.replace("  bash:", "  edit:\n  bash:"));
+    const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("read the host configuration .github/workflows/triage.md (gh-aw)");
+    const plan = JSON.parse(r.stdout);
+    expect(plan.hosts[0].agent).toBe("Workflow/gh-aw/triage");
+    expect(plan.hosts[0].changes[0]).toMatchObject({
+      direction: "widened",
+      key: "tools.edit",
+      line: 12,
+    });
+  });
+
+  it("a project's policy forbids the workflow's agent to edit: an error on the tool's line", () => {
+    const v = validateProject([
+      {
+        path: "terfyn.yaml",
+        text: "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: g }\nspec: {}\n",
+      },
+      {
+        path: "p.yaml",
+        text: "apiVersion: terfyn.dev/v1\nkind: Policy\nmetadata: { name: no-edits }\nspec:\n  rules:\n    - forbid: { agent: Workflow/gh-aw/triage, effect: workspace.write }\n",
+      },
+      { path: FILE, text: BASE.replace("  bash:", "  edit:\n  bash:") },
+    ]);
+    expect(
+      v.diagnostics.filter((d) => d.code === "TF5006").map((d) => `${d.span.file}:${d.span.line}`),
+    ).toEqual([`${FILE}:12`]);
+  });
+});
