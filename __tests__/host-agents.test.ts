@@ -350,3 +350,68 @@ describe("terfyn plan of a project with a host configuration", () => {
     ]);
   });
 });
+
+describe("spec.hosts: host files a project lists at other paths", () => {
+  const listing = `apiVersion: terfyn.dev/v1
+kind: Project
+metadata: { name: listed }
+spec:
+  hosts:
+    - { kind: claude-code, path: config/claude-settings.json }
+    - { kind: codex, path: config/codex.toml }
+`;
+
+  it("each listed file is read as its kind reads it, planned rule by rule against git, and policed", async () => {
+    const { dir } = project({
+      "terfyn.yaml": listing,
+      "config/claude-settings.json": settings({ allow: ["Bash(git log *)"] }),
+      "config/codex.toml": 'sandbox_mode = "read-only"\n',
+    });
+    writeFileSync(join(dir, "config/claude-settings.json"), settings({ allow: ["Bash(git *)"] }));
+    writeFileSync(join(dir, "config/codex.toml"), 'sandbox_mode = "danger-full-access"\n');
+    const r = await runTerfyn(
+      ["plan", "--project", dir, "--against", "HEAD", "--format", "json"],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as Plan;
+    expect(
+      plan.hosts?.flatMap((h) =>
+        h.changes.map((c) => `${h.agent} ${c.direction} ${c.rule ?? c.key} ${c.file}:${c.line}`),
+      ),
+    ).toEqual([
+      "Host/claude-code widened Bash(git *) config/claude-settings.json:4",
+      "Host/claude-code neutral Bash(git log *) config/claude-settings.json:4",
+      "Host/codex widened sandbox_mode config/codex.toml:1",
+    ]);
+    expect(plan.summary.widened).toBe(true);
+    writeFileSync(
+      join(dir, "p.yaml"),
+      doc("Policy", "p", "  rules:\n    - forbid: { agent: Host/codex, effect: network.egress }\n"),
+    );
+    const v = await runTerfyn(["validate", "--project", dir], dir);
+    expect(v.code).toBe(1);
+    expect(v.stdout + v.stderr).toContain("config/codex.toml:1");
+  });
+
+  it("a listed file the project does not have is an error on its entry; a path that leaves the project is refused", () => {
+    const v = validateProject([{ path: "terfyn.yaml", text: listing }]);
+    expect(
+      v.diagnostics
+        .filter((d) => d.code === "TF3011")
+        .map((d) => `${d.span.file}:${d.span.line} ${d.message}`),
+    ).toEqual([
+      "terfyn.yaml:6 spec.hosts lists config/claude-settings.json (claude-code), which the project does not have as a regular file: nothing of that host is planned",
+      "terfyn.yaml:7 spec.hosts lists config/codex.toml (codex), which the project does not have as a regular file: nothing of that host is planned",
+    ]);
+    const escape = validateProject([
+      {
+        path: "terfyn.yaml",
+        text: listing.replace("config/codex.toml", "../.codex/config.toml"),
+      },
+    ]);
+    expect(escape.diagnostics.map((d) => d.message).join("\n")).toContain(
+      "a path inside the project",
+    );
+  });
+});

@@ -7,8 +7,8 @@
 import { analyseProject, type ProjectAnalysis } from "./analysis/analysis.ts";
 import { checkEffects } from "./analysis/check-effects.ts";
 import { loadResources } from "./config/load-resources.ts";
-import { type Diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
-import { isHostPath } from "./hosts/host-paths.ts";
+import { type Diagnostic, diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
+import { HOST_KIND_ROLES, isHostPath } from "./hosts/host-paths.ts";
 import { hostAgentsOf } from "./hosts/hosts.ts";
 import { checkWorkflows } from "./model/check-workflow.ts";
 import type { ResolvedProject } from "./model/project.ts";
@@ -31,9 +31,18 @@ export interface ValidationResult {
 export function validateProject(files: readonly ProjectFile[]): ValidationResult {
   // Read once: computing it inside the filter re-parsed terfyn.yaml for every file.
   const excludes = projectExcludes(files);
-  const inProject = files.filter((f) => belongsToProject(f.path, excludes));
-  const { project, diagnostics } = resolveProject(inProject.filter((f) => !isHostPath(f.path)));
-  const hosts = hostAgentsOf(inProject.filter((f) => isHostPath(f.path)));
+  const listed = listedHosts(files.find((f) => f.path === PROJECT_FILE)?.text);
+  const role = new Map(listed.map((h) => [h.path, HOST_KIND_ROLES[h.kind]?.(h.path) ?? h.path]));
+  const inProject = files.filter((f) => belongsToProject(f.path, excludes) || role.has(f.path));
+  const isHost = (f: ProjectFile) => role.has(f.path) || isHostPath(f.path);
+  const { project, diagnostics } = resolveProject(inProject.filter((f) => !isHost(f)));
+  const hosts = hostAgentsOf(
+    inProject.filter(isHost).map((f) => {
+      const r = role.get(f.path);
+      return r !== undefined && r !== f.path ? { ...f, role: r } : f;
+    }),
+  );
+  diagnostics.push(...unlistedHosts(listed, inProject));
   if (hosts.length > 0) project.hostAgents = new Map(hosts.map((h) => [h.name, h]));
   for (const host of hosts) {
     for (const f of host.files) project.sources.set(f.path, new SourceText(f.path, f.text));
@@ -56,6 +65,20 @@ function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
   });
 }
 
+/**
+ * The host files terfyn.yaml lists in `spec.hosts` (`{kind, path}`, paths relative to the
+ * project), read before the full load: the readers read these files too. An unreadable or
+ * invalid document lists none (its own diagnostics say why).
+ */
+export function listedHosts(projectYaml: string | undefined): { kind: string; path: string }[] {
+  if (projectYaml === undefined) return [];
+  for (const r of loadResources(PROJECT_FILE, projectYaml).resources) {
+    if (r.kind === "Project")
+      return (r.value as { spec: { hosts?: { kind: string; path: string }[] } }).spec.hosts ?? [];
+  }
+  return [];
+}
+
 /** The `spec.exclude` directories of the project document, read before the full load. */
 function projectExcludes(files: readonly ProjectFile[]): string[] {
   const settings = files.find((f) => f.path === PROJECT_FILE);
@@ -65,4 +88,30 @@ function projectExcludes(files: readonly ProjectFile[]): string[] {
       return (r.value as { spec: { exclude?: string[] } }).spec.exclude ?? [];
   }
   return [];
+}
+
+/** A `spec.hosts` entry whose file the project does not have: what it lists guards nothing. */
+function unlistedHosts(
+  listed: readonly { kind: string; path: string }[],
+  files: readonly ProjectFile[],
+): Diagnostic[] {
+  const project = files.find((f) => f.path === PROJECT_FILE);
+  return listed
+    .filter((h) => !files.some((f) => f.path === h.path))
+    .map((h) => {
+      const line = project ? lineOfText(project.text, h.path) : 1;
+      return diagnostic(
+        "TF3011",
+        { file: PROJECT_FILE, line, column: 1, endLine: line, endColumn: 1 },
+        `spec.hosts lists ${h.path} (${h.kind}), which the project does not have as a regular file: nothing of that host is planned`,
+        {
+          hint: "fix the path (relative to the project, not under fixtures/, .terfyn/ or node_modules/), or remove the entry",
+        },
+      );
+    });
+}
+
+function lineOfText(text: string, needle: string): number {
+  const i = text.split("\n").findIndex((l) => l.includes(needle));
+  return i < 0 ? 1 : i + 1;
 }

@@ -25,6 +25,7 @@ import {
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
+import { listedHosts } from "../../core/validate.ts";
 import { entryExists as exists } from "./real-path.ts";
 
 export interface ReadProjectResult {
@@ -64,6 +65,13 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
     );
   const files: ProjectFile[] = [];
   const diagnostics: Diagnostic[] = [];
+  // Host files terfyn.yaml lists at other paths (spec.hosts) are the project's too.
+  const listed = new Set(
+    listedHosts(await readFile(join(root, PROJECT_FILE), "utf8").catch(() => undefined)).map(
+      (h) => h.path,
+    ),
+  );
+  const wanted = (rel: string) => belongsToProject(rel) || listed.has(rel);
   const walk = async (rel: string) => {
     const dir = rel === "" ? root : join(root, rel);
     let entries: import("node:fs").Dirent[];
@@ -84,7 +92,7 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
       const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (
         hasUnsafeFileName(childRel) &&
-        (belongsToProject(childRel) || belongsToProject(stripUnsafe(childRel)))
+        (wanted(childRel) || belongsToProject(stripUnsafe(childRel)))
       ) {
         // Never skipped silently: a newline or bidi override in a name can hide it from review.
         diagnostics.push(unsafeFileNameDiagnostic(childRel));
@@ -99,7 +107,7 @@ export async function readProjectDirectory(root: string): Promise<ReadProjectRes
           continue;
         }
         await walk(childRel);
-      } else if ((entry.isFile() || entry.isSymbolicLink()) && belongsToProject(childRel)) {
+      } else if ((entry.isFile() || entry.isSymbolicLink()) && wanted(childRel)) {
         try {
           const full = join(root, childRel);
           if (entry.isSymbolicLink()) {

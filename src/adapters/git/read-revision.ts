@@ -13,6 +13,7 @@
  * where project files could be, is an error (TF2008), never a silent skip. Read-only: this
  * module never writes to a repository.
  */
+
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
@@ -29,6 +30,7 @@ import {
   type ProjectFile,
 } from "../../core/model/resolve-project.ts";
 import { fileSpan } from "../../core/source.ts";
+import { listedHosts } from "../../core/validate.ts";
 import { GitProcessError, gitText, runGitProcess } from "./git-process.ts";
 
 export class GitRevisionError extends Error {}
@@ -135,6 +137,12 @@ export async function readProjectInRepository(
   );
   if (!existed) return { commit, tree, existed, files: [], diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
+  // Host files terfyn.yaml lists at other paths (spec.hosts) are the project's too.
+  const projectEntry = entries.find((e) => e.path === `${strip}${PROJECT_FILE}`);
+  const projectBytes = projectEntry
+    ? (await catBlobs(repoRoot, [projectEntry.oid])).get(projectEntry.oid)
+    : undefined;
+  const listed = new Set(listedHosts(projectBytes?.toString("utf8")).map((h) => h.path));
   const wanted: { oid: string; rel: string }[] = [];
   for (const e of entries) {
     const rel = e.path.slice(strip.length);
@@ -148,7 +156,7 @@ export async function readProjectInRepository(
         diagnostics.push(unsafeFileNameDiagnostic(rel));
       continue;
     }
-    if (!belongsToProject(rel)) continue;
+    if (!belongsToProject(rel) && !listed.has(rel)) continue;
     if (e.type !== "blob") continue; // a submodule (commit) is not project content
     if (e.mode === SYMLINK) {
       diagnostics.push(linkedFileDiagnostic(rel));

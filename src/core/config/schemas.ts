@@ -86,6 +86,37 @@ export const projectSpec = z
       .describe(
         "Extra directories excluded from the project, besides fixtures/, .terfyn/ and node_modules/.",
       ),
+    /**
+     * Host configuration files at paths other than their conventional ones, each read as the
+     * host `kind` reads it (docs/hosts.md): the project's host agents include them.
+     */
+    hosts: z
+      .array(
+        z
+          .object({
+            kind: z
+              .enum([
+                "claude-code",
+                "claude-code-local",
+                "mcp",
+                "codex",
+                "claude-code-action",
+                "gh-aw",
+              ])
+              .describe("The host that reads the file."),
+            path: z
+              .string()
+              .min(1)
+              .regex(
+                /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[^\\]+$/,
+                "a path inside the project, `/`-separated, without `.` or `..` components",
+              )
+              .describe("The file, relative to the project root."),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe("Host configuration files at other than their conventional paths."),
     /** A model script used when an agent's model is `mock/script`. */
     modelScript: z
       .string()

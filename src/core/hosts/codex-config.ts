@@ -27,7 +27,7 @@ import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import type { HostChange } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
-import { CODEX_CONFIG } from "./host-paths.ts";
+import { CODEX_CONFIG, roleOf } from "./host-paths.ts";
 import type { HostFile } from "./json-nodes.ts";
 
 export { CODEX_CONFIG } from "./host-paths.ts";
@@ -412,7 +412,7 @@ export function codexBound(config: CodexConfig): EffectBoundEntry[] {
 
 /** Codex as an agent, from a project's `.codex/config.toml`. */
 export function codexAgent(files: readonly HostFile[]): HostAgent | undefined {
-  const file = files.find((f) => f.path === CODEX_CONFIG);
+  const file = files.find((f) => roleOf(f) === CODEX_CONFIG);
   if (!file) return undefined;
   const config = readCodexConfig(file);
   return {

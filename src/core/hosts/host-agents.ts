@@ -27,7 +27,7 @@ import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, parseClaudeRule, ruleContains } from "./claude-rules.ts";
 import { type ClaudeSettings, type HostFile, readClaudeSettings } from "./claude-settings.ts";
-import { CLAUDE_SETTINGS_PATHS, MCP_JSON } from "./host-paths.ts";
+import { CLAUDE_SETTINGS_PATHS, MCP_JSON, roleOf } from "./host-paths.ts";
 import { type McpConfig, readMcpJson } from "./mcp-json.ts";
 
 export {
@@ -74,8 +74,8 @@ export function effectOfTool(tool: string): string | undefined {
 
 /** The host's agent for a project's files (those at HOST_PATHS), or undefined when it has none. */
 export function claudeCodeAgent(files: readonly HostFile[]): HostAgent | undefined {
-  const settingsFiles = CLAUDE_SETTINGS_PATHS.flatMap((p) => files.filter((f) => f.path === p));
-  const mcpFile = files.find((f) => f.path === MCP_JSON);
+  const settingsFiles = CLAUDE_SETTINGS_PATHS.flatMap((p) => files.filter((f) => roleOf(f) === p));
+  const mcpFile = files.find((f) => roleOf(f) === MCP_JSON);
   if (settingsFiles.length === 0 && mcpFile === undefined) return undefined;
   const settings = readClaudeSettings(settingsFiles);
   const mcp: McpConfig = mcpFile ? readMcpJson(mcpFile) : { servers: [], diagnostics: [] };

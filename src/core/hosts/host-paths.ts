@@ -22,3 +22,19 @@ export const WORKFLOWS_DIR = ".github/workflows";
 export function isHostPath(path: string): boolean {
   return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.(ya?ml|md)$/.test(path);
 }
+
+/** The kinds a project's `spec.hosts` may name, and the conventional path each stands for. */
+export const HOST_KIND_ROLES: Readonly<Record<string, (path: string) => string>> = {
+  "claude-code": () => CLAUDE_SETTINGS_PATHS[0] as string,
+  "claude-code-local": () => CLAUDE_SETTINGS_PATHS[1] as string,
+  mcp: () => MCP_JSON,
+  codex: () => CODEX_CONFIG,
+  "claude-code-action": (p) =>
+    `${WORKFLOWS_DIR}/${p.slice(p.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")}.yml`,
+  "gh-aw": (p) => `${WORKFLOWS_DIR}/${p.slice(p.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")}.md`,
+};
+
+/** A file as a host reads it: the conventional path it stands for (its own, unless listed). */
+export function roleOf(file: { path: string; role?: string }): string {
+  return file.role ?? file.path;
+}

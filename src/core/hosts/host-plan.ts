@@ -17,13 +17,13 @@ import {
   readClaudeSettings,
 } from "./claude-settings.ts";
 import { effectOfTool } from "./host-agents.ts";
-import { MCP_JSON } from "./host-paths.ts";
+import { MCP_JSON, roleOf } from "./host-paths.ts";
 import { type McpConfig, mcpChanges, readMcpJson } from "./mcp-json.ts";
 
 export { CLAUDE_SETTINGS_PATHS, HOST_PATHS, MCP_JSON } from "./host-paths.ts";
 
 const mcpOf = (files: readonly HostFile[]): McpConfig => {
-  const f = files.find((x) => x.path === MCP_JSON);
+  const f = files.find((x) => roleOf(x) === MCP_JSON);
   return f ? readMcpJson(f) : { servers: [], diagnostics: [] };
 };
 
@@ -39,7 +39,7 @@ export interface HostPlan {
 
 /** The plan of Claude Code's settings from `base` (empty: everything new) to `head`. */
 export function planClaudeCode(base: readonly HostFile[], head: readonly HostFile[]): HostPlan {
-  const settings = (files: readonly HostFile[]) => files.filter((f) => f.path !== MCP_JSON);
+  const settings = (files: readonly HostFile[]) => files.filter((f) => roleOf(f) !== MCP_JSON);
   const after: ClaudeSettings = readClaudeSettings(settings(head));
   const mcp = mcpOf(head);
   return {

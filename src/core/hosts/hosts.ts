@@ -16,7 +16,7 @@ import type { HostFile } from "./claude-settings.ts";
 import { CODEX_AGENT, codexAgent, codexChanges, readCodexConfig } from "./codex-config.ts";
 import { ghAwAgent, ghAwAgentName, ghAwChanges, isGhAwPath, readGhAw } from "./gh-aw.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
-import { CLAUDE_SETTINGS_PATHS, CODEX_CONFIG, MCP_JSON } from "./host-paths.ts";
+import { CLAUDE_SETTINGS_PATHS, CODEX_CONFIG, MCP_JSON, roleOf } from "./host-paths.ts";
 import { type HostPlan, planClaudeCode } from "./host-plan.ts";
 
 export interface HostKind {
@@ -35,7 +35,7 @@ const fixed = (paths: readonly string[], agent: string) => ({
 });
 
 const codexOf = (files: readonly HostFile[]) => {
-  const f = files.find((x) => x.path === CODEX_CONFIG);
+  const f = files.find((x) => roleOf(x) === CODEX_CONFIG);
   return f ? readCodexConfig(f) : undefined;
 };
 
@@ -102,8 +102,8 @@ function byAgent(files: readonly HostFile[]): Map<string, { kind: HostKind; file
   const out = new Map<string, { kind: HostKind; files: HostFile[] }>();
   for (const kind of HOST_KINDS)
     for (const f of files) {
-      if (!kind.owns(f.path)) continue;
-      const name = kind.agentName(f.path);
+      if (!kind.owns(roleOf(f))) continue;
+      const name = kind.agentName(roleOf(f));
       const entry = out.get(name) ?? { kind, files: [] };
       entry.files.push(f);
       out.set(name, entry);
@@ -142,7 +142,7 @@ export function planHost(
   head: readonly HostFile[],
 ): HostPlan | undefined {
   const kind = HOST_KINDS.find((k) =>
-    [...base, ...head].some((f) => k.owns(f.path) && k.agentName(f.path) === agent),
+    [...base, ...head].some((f) => k.owns(roleOf(f)) && k.agentName(roleOf(f)) === agent),
   );
   return kind?.plan(agent, base, head);
 }

@@ -16,6 +16,11 @@ import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 export interface HostFile {
   path: string;
   text: string;
+  /**
+   * The conventional path the file stands for when a project lists it at another one
+   * (`spec.hosts`): which host reads it, and as what. Absent: its own path.
+   */
+  role?: string;
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {

@@ -61,7 +61,7 @@ export interface ResourceRecord {
    * Host agents only: the configuration files as read, which the plan compares rule by rule
    * (direction by containment: core/hosts), where the spec holds each file's digest.
    */
-  host_files?: { path: string; text: string }[];
+  host_files?: { path: string; text: string; role?: string }[];
 }
 
 /** Where things are in the current sources: for annotations, never part of a hash. */
@@ -306,7 +306,11 @@ export function projectResources(
         tool: e.tool,
         severity: effectSeverity(project, e.effect, e.mode),
       })),
-      host_files: host.files.map((f) => ({ path: f.path, text: f.text })),
+      host_files: host.files.map((f) => ({
+        path: f.path,
+        text: f.text,
+        ...(f.role !== undefined ? { role: f.role } : {}),
+      })),
     });
     const first = host.files[0];
     if (first)

@@ -38,7 +38,9 @@ const resourceRecord = z.object({
       model_call_bound: z.number(),
     })
     .optional(),
-  host_files: z.array(z.object({ path: z.string(), text: z.string() })).optional(),
+  host_files: z
+    .array(z.object({ path: z.string(), text: z.string(), role: z.string().optional() }))
+    .optional(),
 });
 
 export const stateFileSchema = z.object({

@@ -1,9 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-var u="[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\u115f\\u1160\\u3164\\uffa0]",a=new RegExp(u,"gu"),f="\u23CE";function l(t){let n=t.codePointAt(0)??0,e=n.toString(16).toUpperCase();return n>65535?`\\u{${e}}`:`\\u${e.padStart(4,"0")}`}function o(t,n=""){return t.replace(a,e=>n.includes(e)?e:e===`
-`?f:l(e))}function g(t,n,e=!1){let r=e?new RegExp(`^[ \\t]*(${n}+)`,"gm"):new RegExp(`(${n}+)`,"g"),i=0;for(let s of t.matchAll(r))i=Math.max(i,s[1]?.length??0);return i}function E(t,n={}){let e=o(t);if(e==="")return"(empty)";n.inTable&&(e=e.replace(/\|/g,"\\|"));let r="`".repeat(g(e,"`")+1),i=e.trim()!==""&&(e.startsWith("`")||e.endsWith("`")||e.startsWith(" "))?" ":"";return`${r}${i}${e}${i}${r}`}function x(t){let n=o(t).replace(/[\\`*_{}[\]()#+\-.!|~<>&]/g,e=>`\\${e}`);return n=n.replace(/@/g,"@\u2060").replace(/:\/\//g,":\u2060//"),n=n.replace(/(w)(ww\\\.)/gi,"$1\u2060$2"),n}function T(t){return x(t)}function b(t,n="text",e={}){let r=o(t,`
-	`),i=Math.max(g(r,"`",!0),g(r,"~",!0)),s="`".repeat(Math.max(e.minFence??3,i+1));return`${s}${o(n)}
-${r.endsWith(`
-`)?r:`${r}
-`}${s}`}function C(t,n={}){return o(t,n.multiline?`
-`:"")}var d=new RegExp(u,"gu"),m=new RegExp(`(?![\\t\\n])${u}`,"gu");function $(t){let n=t.codePointAt(0)??0;return t===`
-`?"\\n":t==="	"?"\\t":n<=255?`\\x${n.toString(16).padStart(2,"0")}`:l(t)}function w(t,n={}){return t.replace(n.multiline?m:d,$)}function S(t){return t.isTTY&&t.env.NO_COLOR===void 0&&t.env.TERM!=="dumb"}var c=class extends Error{},p=class extends Error{};export{E as a,x as b,T as c,b as d,C as e,w as f,S as g,c as h,p as i};
