@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { git, pullRequestOpened, runAction } from "./helpers/action-harness.ts";
+import { commitAll, git, newRepo, pullRequestOpened, runAction } from "./helpers/action-harness.ts";
 import { prRepo } from "./helpers/example-project.ts";
 import { fakeGitHub } from "./helpers/fake-github.ts";
 
@@ -104,5 +104,74 @@ spec:
     const failure = dflt.annotations.find((a) => a.annotation_level === "failure");
     // `"WebFetch(domain:example.com)"` is on line 5 of the pretty-printed file.
     expect(failure).toMatchObject({ path: "agents/.claude/settings.json", start_line: 5 });
+  });
+});
+
+describe("the Action on a repository without terfyn.yaml", () => {
+  /** A repository whose root holds only host files: `base` committed on main, `head` on a branch. */
+  function hostRepo(base: Record<string, string>, head: Record<string, string>) {
+    const repo = newRepo();
+    const put = (files: Record<string, string>) => {
+      for (const [p, text] of Object.entries(files)) {
+        mkdirSync(join(repo, p, ".."), { recursive: true });
+        writeFileSync(join(repo, p), text);
+      }
+    };
+    writeFileSync(join(repo, "README.md"), "app\n");
+    put(base);
+    const b = commitAll(repo, "base");
+    git(repo, "checkout", "-q", "-b", "feature");
+    put(head);
+    const h = commitAll(repo, "head");
+    git(repo, "checkout", "-q", "main");
+    return { repo, base: b, head: h };
+  }
+
+  async function openRoot(r: { repo: string; base: string; head: string }, failOn?: string) {
+    const gh = fakeGitHub({ pr: { headSha: r.head, baseSha: r.base, author: "alice" } });
+    const run = await runAction({
+      event: "pull_request",
+      payload: pullRequestOpened(r.base, r.head),
+      workspace: r.repo,
+      inputs: failOn ? { "fail-on": failOn } : {},
+    });
+    gh.done();
+    const comment = gh.comments.find((c) => c.body.includes("terfyn:plan"))?.body ?? "";
+    const annotations = (((gh.checkRuns[0]?.body ?? {}) as Loose).output?.annotations ??
+      []) as Loose[];
+    const approval = gh.statuses.find((s) => s.context === "terfyn/approval");
+    return { run, comment, annotations, approval };
+  }
+
+  it("plans the root's host files as a project of their agents: a widened rule in the comment and on its line", async () => {
+    const r = hostRepo(
+      { ".claude/settings.json": settingsOf({ allow: ["Read"] }) },
+      {
+        ".claude/settings.json": settingsOf({ allow: ["Read", "Bash(npm *)"] }),
+        ".codex/config.toml": 'sandbox_mode = "read-only"\n',
+      },
+    );
+    const strict = await openRoot(r, "widening");
+    expect(strict.run.failed).toBe(true);
+    expect(strict.comment).toContain("**Authority widened**");
+    expect(strict.comment).toMatch(/`Host\/claude-code` \| `process\.exec`/);
+    expect(strict.annotations).toContainEqual(
+      expect.objectContaining({
+        path: ".claude/settings.json",
+        start_line: 5,
+        annotation_level: "warning",
+      }),
+    );
+    expect(strict.approval?.state).not.toBe("success");
+  });
+
+  it("a narrowing of the root's host files stays green", async () => {
+    const r = hostRepo(
+      { ".claude/settings.json": settingsOf({ allow: ["Read", "Bash(npm *)"] }) },
+      { ".claude/settings.json": settingsOf({ allow: ["Read"], deny: ["WebFetch"] }) },
+    );
+    const strict = await openRoot(r, "widening");
+    expect(strict.run.failed).toBe(false);
+    expect(strict.approval?.state).toBe("success");
   });
 });

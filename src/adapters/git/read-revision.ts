@@ -17,6 +17,7 @@
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
 import { type Diagnostic, diagnostic } from "../../core/diagnostics.ts";
+import { HOST_ONLY_MARK, HOST_ONLY_PROJECT_YAML, isHostPath } from "../../core/hosts/host-paths.ts";
 import {
   hasUnsafeFileName,
   linkedFileDiagnostic,
@@ -132,9 +133,17 @@ export async function readProjectInRepository(
   const entries = (await listTree(repoRoot, tree, clean === "" ? undefined : clean)).filter(
     (e) => strip === "" || e.path.startsWith(strip),
   );
-  const existed = entries.some(
+  const hasProjectFile = entries.some(
     (e) => e.path === `${strip}${PROJECT_FILE}` && e.type === "blob" && e.mode !== SYMLINK,
   );
+  // A root without terfyn.yaml but with host files: its hosts' project (host-paths.ts), of
+  // those files only.
+  const hostOnly =
+    !hasProjectFile &&
+    strip === "" &&
+    !entries.some((e) => e.path === PROJECT_FILE) &&
+    entries.some((e) => e.type === "blob" && isHostPath(e.path));
+  const existed = hasProjectFile || hostOnly;
   if (!existed) return { commit, tree, existed, files: [], diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
   // Host files terfyn.yaml lists at other paths (spec.hosts) are the project's too.
@@ -156,7 +165,7 @@ export async function readProjectInRepository(
         diagnostics.push(unsafeFileNameDiagnostic(rel));
       continue;
     }
-    if (!belongsToProject(rel) && !listed.has(rel)) continue;
+    if (hostOnly ? !isHostPath(rel) : !belongsToProject(rel) && !listed.has(rel)) continue;
     if (e.type !== "blob") continue; // a submodule (commit) is not project content
     if (e.mode === SYMLINK) {
       diagnostics.push(linkedFileDiagnostic(rel));
@@ -168,7 +177,9 @@ export async function readProjectInRepository(
     repoRoot,
     wanted.map((w) => w.oid),
   );
-  const files: ProjectFile[] = [];
+  const files: ProjectFile[] = hostOnly
+    ? [{ path: PROJECT_FILE, text: HOST_ONLY_PROJECT_YAML }]
+    : [];
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   for (const w of wanted) {
     const bytes = blobs.get(w.oid);
@@ -236,6 +247,13 @@ export function treeProjects(entries: readonly TreeEntry[]): TreeProjects {
     if (e.mode === SYMLINK) out.linkedProjectFiles.push(dir);
     else if (e.type === "blob") out.projects.set(dir, e.oid);
   }
+  // A root without terfyn.yaml that holds host files is a project of its hosts' agents.
+  if (
+    !out.projects.has(".") &&
+    !out.linkedProjectFiles.includes(".") &&
+    entries.some((e) => e.type === "blob" && isHostPath(e.path))
+  )
+    out.projects.set(".", HOST_ONLY_MARK);
   out.linkedProjectFiles.sort();
   return out;
 }

@@ -23,6 +23,21 @@ export function isHostPath(path: string): boolean {
   return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.(ya?ml|md)$/.test(path);
 }
 
+/**
+ * The project a repository without terfyn.yaml is, when its root holds host files (the Action
+ * plans it as it plans any project): no agents of its own, its hosts' agents only.
+ */
+export const HOST_ONLY_PROJECT_NAME = "hosts";
+export const HOST_ONLY_PROJECT_YAML = `apiVersion: terfyn.dev/v1
+kind: Project
+metadata:
+  name: ${HOST_ONLY_PROJECT_NAME}
+spec: {}
+`;
+
+/** The value a host-only project has in a tree's project map, where a terfyn.yaml has its blob id. */
+export const HOST_ONLY_MARK = "host-only";
+
 /** The kinds a project's `spec.hosts` may name, and the conventional path each stands for. */
 export const HOST_KIND_ROLES: Readonly<Record<string, (path: string) => string>> = {
   "claude-code": () => CLAUDE_SETTINGS_PATHS[0] as string,
