@@ -1,7 +1,8 @@
 /**
- * The host-configuration section of `npm run bench`: Terfyn's own corpus of Claude Code settings
- * changes (__tests__/fixtures/hosts/claude-corpus.yaml, labelled by the host's documented
- * semantics) planned as `terfyn plan` plans them. Reported: widening recall (labelled widenings
+ * The host-configuration section of `npm run bench`: Terfyn's own corpus of host configuration
+ * changes (__tests__/fixtures/hosts/claude-corpus.yaml for Claude Code's settings,
+ * other-hosts-corpus.yaml for Codex, claude-code-action and gh-aw; labelled by the hosts'
+ * documented semantics) planned as `terfyn plan` plans them. Reported: widening recall (labelled widenings
  * found as widenings; target 100%), false widenings (changes called widened that the label says
  * are not; target 0), agreement on every label, and the time to read and plan one file.
  *
@@ -10,36 +11,36 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { planClaudeCode } from "../src/core/hosts/host-plan.ts";
+import { planHosts } from "../src/core/hosts/hosts.ts";
 import { type Target, targetLines } from "./target.ts";
 
-const CORPUS = join(
-  import.meta.dirname,
-  "..",
-  "__tests__",
-  "fixtures",
-  "hosts",
-  "claude-corpus.yaml",
+const CORPORA = ["claude-corpus.yaml", "other-hosts-corpus.yaml"].map((f) =>
+  join(import.meta.dirname, "..", "__tests__", "fixtures", "hosts", f),
 );
 
 export interface CorpusCase {
   name: string;
+  /** The path the change is made at (default `.claude/settings.json`). */
+  file?: string;
   base: string;
   head: string;
   expect: string[];
 }
 
 export function corpusCases(): CorpusCase[] {
-  return (parseYaml(readFileSync(CORPUS, "utf8")) as { cases: CorpusCase[] }).cases;
+  return CORPORA.flatMap(
+    (p) => (parseYaml(readFileSync(p, "utf8")) as { cases: CorpusCase[] }).cases,
+  );
 }
-
-const FILE = ".claude/settings.json";
 
 /** The plan's changes as the labels write them: `<direction> <change> <list rule | key>`. */
 export function describeChanges(c: CorpusCase): string[] {
-  const plan = planClaudeCode([{ path: FILE, text: c.base }], [{ path: FILE, text: c.head }]);
-  return plan.changes.map(
-    (x) => `${x.direction} ${x.change} ${x.rule !== undefined ? `${x.list} ${x.rule}` : x.key}`,
+  const path = c.file ?? ".claude/settings.json";
+  const side = (text: string) => (text === "" ? [] : [{ path, text }]);
+  return planHosts(side(c.base), side(c.head)).flatMap((plan) =>
+    plan.changes.map(
+      (x) => `${x.direction} ${x.change} ${x.rule !== undefined ? `${x.list} ${x.rule}` : x.key}`,
+    ),
   );
 }
 
@@ -63,7 +64,7 @@ export function runHostCorpusBench(): { rows: [string, string][]; targets: Targe
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   return {
     rows: [
-      ["cases (changes to .claude/settings.json)", String(cases.length)],
+      ["cases (host configuration changes)", String(cases.length)],
       ["widenings labelled / found", `${labelledWidened} / ${found}`],
       ["false widenings", String(falseWidened)],
       ["cases whose every label agrees", `${agreeing} of ${cases.length}`],
