@@ -72,6 +72,28 @@ describe("Claude Code rules", () => {
     ["Read(./src/**)", "Read(./src/a.ts)", true],
     ["Read(./src/a.ts)", "Read(./src/**)", false],
     ["Edit(./src/**)", "Read(./src/a.ts)", false],
+    // Paths as gitignore reads them: `*` stays within a directory, `**` crosses them.
+    ["Edit(src/*)", "Edit(src/a.ts)", true],
+    ["Edit(src/*)", "Edit(src/lib/a.ts)", false],
+    ["Edit(src/**)", "Edit(src/lib/a.ts)", true],
+    ["Edit(src/*.ts)", "Edit(src/**/*.ts)", false],
+    ["Edit(src/**/*.ts)", "Edit(src/lib/*.ts)", true],
+    ["Edit(src/)", "Edit(src/lib/a.ts)", true],
+    // A name without `/` is at any depth; `./name` only where the session starts.
+    ["Read(.env)", "Read(./.env)", true],
+    ["Read(.env)", "Read(config/.env)", true],
+    ["Read(./.env)", "Read(.env)", false],
+    ["Read(*.pem)", "Read(keys/prod/site.pem)", true],
+    // Each anchor is its own space: the project root, the working directory, home, the filesystem.
+    ["Read(/src/**)", "Read(./src/a.ts)", false],
+    ["Read(./src/**)", "Read(/src/a.ts)", false],
+    ["Read(//etc/**)", "Read(/etc/passwd)", false],
+    ["Read(~/.ssh/**)", "Read(~/.ssh/id_rsa)", true],
+    ["Read(~/.ssh/**)", "Read(//home/u/.ssh/id_rsa)", false],
+    // `?` and `[…]` are literal in the rule that contains, wildcards in the one contained.
+    ["Edit(a?.ts)", "Edit(ab.ts)", false],
+    ["Edit(a*.ts)", "Edit(a?.ts)", true],
+    ["Edit(a[bc].ts)", "Edit(a[bc].ts)", false],
     ["mcp__github", "mcp__github__create_issue", true],
     ["mcp__github__*", "mcp__github__create_issue", true],
     ["mcp__github__create_issue", "mcp__github", false],

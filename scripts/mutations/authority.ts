@@ -780,4 +780,23 @@ export const AUTHORITY: Mutation[] = [
     filter: "without terfyn.yaml",
     bundle: true,
   },
+  {
+    group: "hosts",
+    guard:
+      "a path rule's `*` stays within one directory (gitignore), so src/* does not hold src/lib/a.ts",
+    file: "src/core/hosts/claude-rules.ts",
+    find: '      r = go(i + 1, j) || (j < b.length && b[j] !== "/" && b[j] !== "*" && go(i, j + 1));',
+    replace: "      r = go(i + 1, j) || (j < b.length && go(i, j + 1));",
+    test: "__tests__/claude-rules.test.ts",
+    filter: "contains",
+  },
+  {
+    group: "hosts",
+    guard: "path rules from different anchors never contain each other",
+    file: "src/core/hosts/claude-rules.ts",
+    find: '    base = "\\u0001project";',
+    replace: '    base = "\\u0001cwd";',
+    test: "__tests__/claude-rules.test.ts",
+    filter: "contains",
+  },
 ];

@@ -82,16 +82,74 @@ export function globContains(a: Glob, b: Glob): boolean {
     let r: boolean;
     if (i === a.length) r = j === b.length;
     else if (a[i] === "*") r = go(i + 1, j) || (j < b.length && go(i, j + 1));
-    else r = j < b.length && b[j] !== "*" && a[i] === b[j] && go(i + 1, j + 1);
+    else if (a[i] === SEGMENT)
+      // Within one path segment: it may take b's characters other than `/`, and b's own
+      // within-segment wildcards, never b's `*` (which may cross a `/`).
+      r = go(i + 1, j) || (j < b.length && b[j] !== "/" && b[j] !== "*" && go(i, j + 1));
+    else r = j < b.length && b[j] !== "*" && b[j] !== SEGMENT && a[i] === b[j] && go(i + 1, j + 1);
     memo.set(key, r);
     return r;
   };
   return go(0, 0);
 }
 
+/** A wildcard within one path segment (gitignore's `*`): any characters but `/`. */
+const SEGMENT = "*/";
+
+/** The tools whose specifier is a gitignore-style path. */
+const PATH_TOOLS = new Set(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep"]);
+
+/**
+ * A path rule's glob, read as the host reads it: `//p` from the filesystem root, `~/p` from the
+ * home directory, `/p` from the project (where the settings live), `./p` and `p/q` from the
+ * working directory, and a `p` without any `/` at any depth below it; `**` crosses
+ * directories, `*` stays within one; a trailing `/` holds everything below.
+ *
+ * Each base is its own space: the working directory may be any directory of the project, so a
+ * pattern from it never contains one from the project root, nor the other way round (what
+ * cannot be proven is not contained). A `?` or `[…]` is a literal in the rule that contains and
+ * a wildcard in the rule contained, for the same reason.
+ */
+function pathGlob(specifier: string, role: "container" | "contained"): Glob {
+  let rest = specifier;
+  let base = "\u0001cwd";
+  let anyDepth = false;
+  if (rest.startsWith("//")) {
+    base = "\u0001fs";
+    rest = rest.slice(1);
+  } else if (rest.startsWith("~/")) {
+    base = "\u0001home";
+    rest = rest.slice(1);
+  } else if (rest.startsWith("/")) {
+    base = "\u0001project";
+  } else {
+    const bare = rest.replace(/^\.\//, "");
+    anyDepth = !rest.startsWith("./") && !bare.replace(/\/$/, "").includes("/");
+    rest = `/${bare}`;
+  }
+  if (rest.endsWith("/")) rest = `${rest}**`;
+  const out: string[] = [...base];
+  if (anyDepth) out.push("*");
+  for (let i = 0; i < rest.length; i++) {
+    const ch = rest[i] as string;
+    if (ch === "*" && rest[i + 1] === "*") {
+      if (out.at(-1) !== "*") out.push("*");
+      i++;
+    } else if (ch === "*" || (role === "contained" && (ch === "?" || ch === "["))) {
+      if (ch === "[") i = Math.max(i, rest.indexOf("]", i));
+      if (out.at(-1) !== SEGMENT && out.at(-1) !== "*") out.push(SEGMENT);
+    } else out.push(ch);
+  }
+  return out;
+}
+
 /** The globs a rule's specifier matches, by the tool's own reading of it. */
-function specifierGlobs(rule: ClaudeRule & { specifier: string }): Glob[] {
+function specifierGlobs(
+  rule: ClaudeRule & { specifier: string },
+  role: "container" | "contained",
+): Glob[] {
   if (rule.tool === "Bash") return bashGlobs(rule.specifier);
+  if (PATH_TOOLS.has(rule.tool)) return [pathGlob(rule.specifier, role)];
   return [glob(rule.specifier)];
 }
 
@@ -118,8 +176,8 @@ export function ruleContains(a: ClaudeRule, b: ClaudeRule): boolean {
   }
   if (a.specifier === undefined) return true;
   if (b.specifier === undefined) return false;
-  const as = specifierGlobs(a as ClaudeRule & { specifier: string });
-  const bs = specifierGlobs(b as ClaudeRule & { specifier: string });
+  const as = specifierGlobs(a as ClaudeRule & { specifier: string }, "container");
+  const bs = specifierGlobs(b as ClaudeRule & { specifier: string }, "contained");
   return bs.every((g) => as.some((f) => globContains(f, g)));
 }
 
