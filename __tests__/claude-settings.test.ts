@@ -112,6 +112,18 @@ describe("Claude Code settings", () => {
     ]);
   });
 
+  it("a rule that names the tool's own primary field (Bash(command:…), Read(file_path:…), WebFetch(url:…)) warns: the host reads it as a literal prefix", () => {
+    const s = located(
+      '{"permissions":{"deny":["Bash(command:rm *)","Read(file_path:.env)","WebFetch(url:https://x.dev)","WebFetch(domain:x.dev)","Bash(git log:*)"]}}',
+    );
+    expect(s.diagnostics.map((d) => `${d.code} ${d.message.split(":")[0]}`)).toEqual([
+      'TF6004 "Bash(command',
+      'TF6004 "Read(file_path',
+      'TF6004 "WebFetch(url',
+    ]);
+    expect(s.diagnostics[0]?.hint).toBe("write Bash(rm *)");
+  });
+
   it("keys the host ignores where they are written warn: a permission key at the top level, a known key in another case", () => {
     const s = located(`{
   "defaultMode": "bypassPermissions",

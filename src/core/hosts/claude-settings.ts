@@ -136,6 +136,14 @@ export const CLAUDE_MODES = [
 
 const LISTS: readonly RuleList[] = ["allow", "ask", "deny"];
 
+/** Each tool's primary field (the one its specifier is a pattern over), by the names it goes by. */
+const PRIMARY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Bash: ["command", "cmd"],
+  Read: ["file_path", "path", "file"],
+  Edit: ["file_path", "path", "file"],
+  WebFetch: ["url"],
+};
+
 /** Path rules the host consults only for these tools; `Write(…)` and `Glob(…)` are never read. */
 const UNCONSULTED_PATH_TOOLS = new Set(["Write", "Glob", "MultiEdit", "NotebookEdit"]);
 
@@ -346,6 +354,21 @@ function readRule(
         span,
         `${JSON.stringify(text)} is never consulted: the host matches paths only in Read(…) and Edit(…) rules`,
         { hint: `write Edit(${parsed.specifier}) to cover writes to those paths` },
+      ),
+    );
+  // `Tool(param:value)` naming the tool's own primary field: the host reads the whole specifier
+  // as that field's pattern, so the rule matches only a value that starts with `param:`.
+  const primary = PRIMARY_FIELDS[parsed.tool];
+  const named = /^([A-Za-z_]+):/.exec(parsed.specifier ?? "")?.[1];
+  if (primary !== undefined && named !== undefined && primary.includes(named))
+    diagnostics.push(
+      diagnostic(
+        "TF6004",
+        span,
+        `${JSON.stringify(text)} is never consulted as meant: the host takes everything in the parentheses as the ${primary[0]}, so it matches only a ${primary[0]} that starts with \`${named}:\``,
+        {
+          hint: `write ${parsed.tool}(${(parsed.specifier ?? "").slice(named.length + 1)})${parsed.tool === "WebFetch" ? " or WebFetch(domain:…)" : ""}`,
+        },
       ),
     );
   if (parsed.tool === "Bash" && parsed.specifier !== undefined) {
