@@ -113,4 +113,18 @@ describe("terfyn plan on Claude Code settings", () => {
       "WIDENED  added mcpServers.db  .mcp.json:3  (a new MCP server: it runs npx -y db-mcp)",
     );
   });
+
+  it("every host file deleted is planned too: the base's rules removed, a removed deny a widening", async () => {
+    const { dir } = repo(settings({ allow: ["Bash(git *)"], deny: ["Bash(rm *)"] }), "");
+    execFileSync("git", ["rm", "-qf", ".claude/settings.json"], { cwd: dir });
+    const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("no host configuration left, and .claude/settings.json at HEAD");
+    const plan = JSON.parse(r.stdout);
+    expect(
+      plan.hosts[0].changes.map(
+        (c: { direction: string; rule: string }) => `${c.direction} ${c.rule}`,
+      ),
+    ).toEqual(["widened Bash(rm *)", "narrowed Bash(git *)"]);
+  });
 });

@@ -65,12 +65,12 @@ export async function hostPlanCommand(
     }
     head.push({ path, text: await readFile(full, "utf8") });
   }
-  const base = options.against === undefined ? [] : await filesAt(root, options.against);
+  const base = options.against === undefined ? [] : await hostFilesAt(root, options.against);
   const hosts = HOST_KINDS.filter((k) => present.some((p) => k.owns(p)))
     .map((k) => k.label)
     .join(", ");
   io.stderr(
-    `terfyn plan: no terfyn.yaml here; read the host configuration${present.length === 1 ? "" : "s"} ${present.map((p) => escapeTerminalText(p)).join(", ")} (${hosts})${options.against ? `, and ${base.length === 0 ? "none" : base.map((f) => escapeTerminalText(f.path)).join(", ")} at ${escapeTerminalText(options.against)}` : ""}\n`,
+    `terfyn plan: no terfyn.yaml here; ${present.length === 0 ? "no host configuration left" : `read the host configuration${present.length === 1 ? "" : "s"} ${present.map((p) => escapeTerminalText(p)).join(", ")} (${hosts})`}${options.against ? `, and ${base.length === 0 ? "none" : base.map((f) => escapeTerminalText(f.path)).join(", ")} at ${escapeTerminalText(options.against)}` : ""}\n`,
   );
   const plans = planHosts(base, head);
   const diagnostics = [...refused, ...plans.flatMap((p) => p.diagnostics)];
@@ -93,8 +93,8 @@ export async function hostPlanCommand(
   return 0;
 }
 
-/** The settings files as `revision` has them (git objects; a link or an absent file is not read). */
-async function filesAt(root: string, revision: string): Promise<HostFile[]> {
+/** The host files as `revision` has them (git objects; a link or an absent file is not read). */
+export async function hostFilesAt(root: string, revision: string): Promise<HostFile[]> {
   const { listTree, locateProject, readFileAtRevision, resolveTree } = await import(
     "../../adapters/git/read-revision.ts"
   );

@@ -18,7 +18,7 @@ import { parseFlags } from "../args.ts";
 import { refuseStdinDirectories } from "../file-args.ts";
 import { type CliIo, UsageError, useColor } from "../io.ts";
 import { VERSION } from "../version.ts";
-import { hostFilesIn, hostPlanCommand } from "./host-plan.ts";
+import { hostFilesAt, hostFilesIn, hostPlanCommand } from "./host-plan.ts";
 import { loadPrior, loadProject, planAgainst, printDiagnostics } from "./project-context.ts";
 
 export const PLAN_HELP = `Usage: terfyn plan --project DIR [--against GITREF] [--state FILE] [--json] [--detailed-exitcode]
@@ -87,7 +87,12 @@ export async function planCommand(argv: string[], io: CliIo): Promise<number> {
   const root = resolve(io.cwd, (values.project as string | undefined) ?? ".");
   if (!existsSync(join(root, "terfyn.yaml"))) {
     const present = await hostFilesIn(root);
-    if (present.length > 0)
+    // Every host file deleted is a change to plan too: the base's files count.
+    const before =
+      present.length === 0 && values.against !== undefined
+        ? await hostFilesAt(root, values.against as string).catch(() => [])
+        : [];
+    if (present.length > 0 || before.length > 0)
       return hostPlanCommand(io, root, present, {
         ...(values.against !== undefined ? { against: values.against as string } : {}),
         format,

@@ -159,7 +159,9 @@ const LABEL: Record<HostChange["direction"], string> = {
 export function hostPlanText(plans: readonly HostPlan[], against: string | null): string {
   const lines: string[] = [];
   for (const p of plans) {
-    lines.push(`${p.agent} (${p.files.map((f) => escapeTerminalText(f)).join(", ")})`);
+    lines.push(
+      `${p.agent} (${p.files.length === 0 ? "every file deleted" : p.files.map((f) => escapeTerminalText(f)).join(", ")})`,
+    );
     const changes = byDirection(p.changes);
     if (changes.length === 0) lines.push("  no change of authority");
     for (const c of changes) lines.push(`  ${hostChangeLine(c, escapeTerminalText)}`);
