@@ -404,13 +404,13 @@ spec:
       "terfyn.yaml:6 spec.hosts lists config/claude-settings.json (claude-code), which the project does not have as a regular file: nothing of that host is planned",
       "terfyn.yaml:7 spec.hosts lists config/codex.toml (codex), which the project does not have as a regular file: nothing of that host is planned",
     ]);
-    const escape = validateProject([
+    const leaving = validateProject([
       {
         path: "terfyn.yaml",
         text: listing.replace("config/codex.toml", "../.codex/config.toml"),
       },
     ]);
-    expect(escape.diagnostics.map((d) => d.message).join("\n")).toContain(
+    expect(leaving.diagnostics.map((d) => d.message).join("\n")).toContain(
       "a path inside the project",
     );
   });
