@@ -113,7 +113,15 @@ describe("claude-code-action steps, change by change", () => {
       "Bash(make lint)",
       "Glob",
     ]);
-    expect(step?.rules.deny.map((r) => r.text)).toEqual(["WebSearch", "WebFetch"]);
+    // From v1 on the action ignores `disallowed_tools`: no deny (an allow it might read counts).
+    expect(step?.rules.deny.map((r) => r.text)).toEqual([]);
+    const beta = read(
+      workflow({ withMore: "          disallowed_tools: WebSearch,WebFetch\n" }).replace(
+        "claude-code-action@v1",
+        "claude-code-action@beta",
+      ),
+    );
+    expect(beta.steps[0]?.rules.deny.map((r) => r.text)).toEqual(["WebSearch", "WebFetch"]);
     expect(step?.mode?.value).toBe("bypassPermissions");
     const bound = actionAgent({
       path: FILE,
@@ -126,6 +134,85 @@ describe("claude-code-action steps, change by change", () => {
         "github.pull-requests.write autonomous",
       ]),
     );
+  });
+
+  it("claude_args as the action and Claude Code split it: unquoted parentheses, glob words, an empty word, --flag=value, a space-separated list, the skip flag's priority", () => {
+    const rules = (args: string) => {
+      const s = read(workflow({ args })).steps[0];
+      return {
+        allow: s?.rules.allow.map((r) => r.text),
+        deny: s?.rules.deny.map((r) => r.text),
+        mode: s?.mode?.value,
+      };
+    };
+    expect(rules("--allowedTools Read Bash --disallowedTools Bash(git:*)")).toMatchObject({
+      allow: ["Read", "Bash"],
+      deny: ["Bash(git:*)"],
+    });
+    expect(rules("--allowedTools Read mcp__github__*").allow).toEqual(["Read", "mcp__github__*"]);
+    expect(rules("--allowedTools Read Bash --disallowedTools '' Bash")).toMatchObject({
+      allow: ["Read", "Bash"],
+      deny: [],
+    });
+    expect(rules("--allowedTools=Bash --permission-mode=acceptEdits")).toMatchObject({
+      allow: ["Bash"],
+      mode: "acceptEdits",
+    });
+    expect(rules("--allowedTools 'Read Bash(git log *),Edit'").allow).toEqual([
+      "Read",
+      "Bash(git log *)",
+      "Edit",
+    ]);
+    expect(rules("--dangerously-skip-permissions --permission-mode default").mode).toBe(
+      "bypassPermissions",
+    );
+  });
+
+  it("a GitHub expression in claude_args is a value nobody can read here: the step is bounded by nothing, never a crash", () => {
+    const base = workflow();
+    const head = workflow({ args: "--allowedTools Read ${{ github.event.comment.body }}" });
+    const rows = changes(base, head);
+    expect(rows).toContain("widened added jobs.claude.steps.claude --permission-mode @18");
+    expect(rows.some((r) => r.includes("allow \uE010"))).toBe(false);
+    const bound = actionAgent({ path: FILE, text: head })?.bound.map(
+      (e) => `${e.effect} ${e.mode}`,
+    );
+    expect(bound).toContain("process.exec autonomous");
+  });
+
+  it("aliases resolved, mixed-case uses read, same-named steps told apart", () => {
+    const aliased = `on: issue_comment
+env:
+  ARGS: &args --dangerously-skip-permissions
+jobs:
+  claude:
+    runs-on: ubuntu-latest
+    permissions: &perm write-all
+    steps:
+      - id: claude
+        uses: Anthropics/Claude-Code-Action@v1
+        with:
+          claude_args: *args
+`;
+    const s = read(aliased).steps[0];
+    expect(s?.mode?.value).toBe("bypassPermissions");
+    expect(s?.permissions?.get("contents")?.value).toBe("write");
+    const twice = `on: issue_comment
+jobs:
+  claude:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Claude
+        uses: anthropics/claude-code-action@v1
+        with:
+          claude_args: --dangerously-skip-permissions
+      - name: Claude
+        uses: anthropics/claude-code-action@v1
+`;
+    expect(read(twice).steps.map((x) => x.key)).toEqual([
+      "jobs.claude.steps.Claude",
+      "jobs.claude.steps.Claude#2",
+    ]);
   });
 
   it("an unknown input or flag changed widens; the prompt and the turn limit are neutral", () => {

@@ -17,7 +17,16 @@
  * input changed widens: Terfyn cannot show it does not. Pure.
  */
 import { parse as parseShell } from "shell-quote";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type YAMLMap,
+} from "yaml";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
@@ -81,7 +90,6 @@ const NEUTRAL_INPUTS = new Set([
   "max_turns",
   "anthropic_api_key",
   "claude_code_oauth_token",
-  "github_token",
   "use_bedrock",
   "use_vertex",
   "use_foundry",
@@ -111,7 +119,7 @@ const SCOPES = [
 
 /** Whether a step runs claude-code-action (or its base action), at any ref. */
 const isClaudeStep = (uses: unknown) =>
-  typeof uses === "string" && /^anthropics\/claude-code(-base)?-action(@|\/|$)/.test(uses.trim());
+  typeof uses === "string" && /^anthropics\/claude-code(-base)?-action(@|\/|$)/i.test(uses.trim());
 
 export function readActionWorkflow(file: HostFile): ActionWorkflow {
   const lc = new LineCounter();
@@ -132,13 +140,19 @@ export function readActionWorkflow(file: HostFile): ActionWorkflow {
   }
   const root = doc.contents;
   if (!isMap(root)) return out;
-  const str = (n: unknown): string | undefined =>
-    isScalar(n) &&
-    (typeof n.value === "string" || typeof n.value === "number" || typeof n.value === "boolean")
+  // GitHub resolves anchors and aliases: a value given through `*name` is that value.
+  const deref = (n: unknown): unknown => (isAlias(n) ? n.resolve(doc) : n);
+  const str = (x: unknown): string | undefined => {
+    const n = deref(x);
+    return isScalar(n) &&
+      (typeof n.value === "string" || typeof n.value === "number" || typeof n.value === "boolean")
       ? String(n.value)
       : undefined;
-  const get = (m: unknown, key: string): Node | undefined =>
-    isMap(m) ? ((m as YAMLMap).get(key, true) as Node | undefined) : undefined;
+  };
+  const get = (x: unknown, key: string): Node | undefined => {
+    const m = deref(x);
+    return isMap(m) ? (deref((m as YAMLMap).get(key, true)) as Node | undefined) : undefined;
+  };
   // `on` is read by YAML 1.1 parsers as true; GitHub reads it as a key.
   const on =
     get(root, "on") ??
@@ -155,9 +169,21 @@ export function readActionWorkflow(file: HostFile): ActionWorkflow {
     const steps = get(job.value, "steps");
     if (!isSeq(steps)) continue;
     const permNode = get(job.value, "permissions") ?? workflowPermissions;
-    steps.items.forEach((s, i) => {
-      if (!isClaudeStep(str(get(s, "uses")))) return;
-      const id = str(get(s, "id")) ?? str(get(s, "name")) ?? String(i);
+    // Only an `id` is unique in a job: a name met again is told apart by its order.
+    const names = new Map<string, number>();
+    steps.items.forEach((item, i) => {
+      const s = deref(item);
+      const uses = str(get(s, "uses"));
+      if (!isClaudeStep(uses)) return;
+      const name = str(get(s, "name"));
+      const seen = name === undefined ? 0 : (names.get(name) ?? 0);
+      if (name !== undefined) names.set(name, seen + 1);
+      const id =
+        str(get(s, "id")) ??
+        (name !== undefined ? (seen > 0 ? `${name}#${seen + 1}` : name) : String(i));
+      // Before v1 the action read `allowed_tools` and `disallowed_tools`; from v1 on it ignores
+      // them. An allow it may read counts (fail closed); a deny counts only where it is read.
+      const legacy = /@(v0([.]|$)|beta$)/i.test(uses ?? "");
       const step: ActionStep = {
         key: `jobs.${jobName}.steps.${id}`,
         line: lineOf(get(s, "uses")),
@@ -175,7 +201,7 @@ export function readActionWorkflow(file: HostFile): ActionWorkflow {
           const line = lineOf(p.value as Node) || lineOf(p.key as Node);
           if (key === "claude_args")
             readClaudeArgs(value, line, file.text, step, out.diagnostics, file.path);
-          else if (key === "allowed_tools" || key === "disallowed_tools")
+          else if (key === "allowed_tools" || (key === "disallowed_tools" && legacy))
             for (const t of value
               .split(/[,\n]/)
               .map((x) => x.trim())
@@ -252,6 +278,34 @@ const ACCUMULATING = new Map<string, RuleList>([
   ["disallowed-tools", "deny"],
 ]);
 
+/**
+ * A tool list as Claude Code reads `--allowedTools`: split on commas and on spaces, except
+ * inside parentheses (`Bash(git log *)` stays one rule).
+ */
+export function splitToolList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let word = "";
+  for (const ch of value) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
+      if (word.trim() !== "") out.push(word.trim());
+      word = "";
+    } else word += ch;
+  }
+  if (word.trim() !== "") out.push(word.trim());
+  return out;
+}
+
+/** The shell's operator characters and the private-use characters they stand in for. */
+const META = [..."()|&;<>"].map((c, i) => [c, String.fromCharCode(0xe000 + i)] as const);
+const META_HIDE = new Map<string, string>(META);
+const META_SHOW = new Map<string, string>(META.map(([c, p]) => [p, c]));
+
+/** What a GitHub expression stands in for until the runner substitutes it. */
+const EXPRESSION = "(a value the workflow computes at run time)";
+
 function readClaudeArgs(
   value: string,
   line: number,
@@ -260,47 +314,95 @@ function readClaudeArgs(
   diagnostics: Diagnostic[],
   path: string,
 ) {
+  // GitHub substitutes `${{ … }}` before the action runs: words nobody can read here (a
+  // commenter's text, perhaps). The step is then bounded by nothing: its mode is unknown.
+  if (value.includes("${{")) {
+    step.mode = { value: EXPRESSION, line: lineAt(text, line, "${{") };
+    step.inputs.set("claude_args ${{ }}", { value, line });
+  }
   const uncommented = value
+    .replace(/\$\{\{[\s\S]*?\}\}/g, "\uE010")
     .split("\n")
     .filter((l) => !l.trim().startsWith("#"))
     .join("\n");
-  const args = parseShell(uncommented).filter((a): a is string => typeof a === "string");
+  // As the action does: the shell's operator characters stand in for private-use characters
+  // while the words are split (so `Bash(git:*)` stays one word, quoted or not) and are put
+  // back after; a glob word is kept as its text.
+  let parsed: ReturnType<typeof parseShell>;
+  try {
+    parsed = parseShell(uncommented.replace(/[()|&;<>]/g, (c) => META_HIDE.get(c) as string));
+  } catch (e) {
+    step.mode = { value: EXPRESSION, line };
+    diagnostics.push(
+      diagnostic(
+        "TF6001",
+        { file: path, line, column: 1, endLine: line, endColumn: 2 },
+        `claude_args cannot be split into words (${e instanceof Error ? e.message : String(e)}): what the step allows cannot be known, so it is taken as allowing everything`,
+      ),
+    );
+    return;
+  }
+  const restore = (w: string) => w.replace(/[\uE000-\uE006]/g, (c) => META_SHOW.get(c) as string);
+  const args = parsed.flatMap((a) =>
+    typeof a === "string"
+      ? [restore(a)]
+      : typeof a === "object" && a !== null && "pattern" in a && typeof a.pattern === "string"
+        ? [restore(a.pattern)]
+        : [],
+  );
+  let skip = false;
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (!arg.startsWith("--")) continue;
-    const flag = arg.slice(2);
+    const raw = args[i] as string;
+    if (!raw.startsWith("--")) continue;
+    // `--flag=value` is `--flag value` to the CLI the action hands the flags to.
+    const eq = raw.indexOf("=");
+    const flag = eq > 2 ? raw.slice(2, eq) : raw.slice(2);
+    const inline = eq > 2 ? raw.slice(eq + 1) : undefined;
+    const next = args[i + 1];
+    const takesNext =
+      inline === undefined && next !== undefined && next !== "" && !next.startsWith("--");
     const list = ACCUMULATING.get(flag);
     if (list) {
-      while (i + 1 < args.length && !(args[i + 1] as string).startsWith("--")) {
-        i++;
-        for (const t of (args[i] as string)
-          .split(",")
-          .map((x) => x.trim())
-          .filter(Boolean))
-          addRule(step, list, t, lineAt(text, line, t), diagnostics, path);
-      }
+      const values: string[] = [];
+      if (inline !== undefined) values.push(inline);
+      else if (takesNext)
+        while (i + 1 < args.length && !(args[i + 1] as string).startsWith("--")) {
+          i++;
+          values.push(args[i] as string);
+        }
+      for (const v of values)
+        // A word the runner fills in is no rule anyone can read (the mode says so already).
+        for (const t of splitToolList(v))
+          if (!t.includes("\uE010"))
+            addRule(step, list, t, lineAt(text, line, t), diagnostics, path);
     } else if (flag === "permission-mode") {
-      const next = args[i + 1];
-      if (next !== undefined && !next.startsWith("--")) {
-        step.mode = { value: next, line: lineAt(text, line, "--permission-mode") };
-        i++;
-      }
+      const v = inline ?? (takesNext ? next : undefined);
+      if (v !== undefined && step.mode?.value !== EXPRESSION)
+        step.mode = { value: v, line: lineAt(text, line, "--permission-mode") };
+      if (takesNext) i++;
     } else if (flag === "dangerously-skip-permissions") {
-      step.mode = {
-        value: "bypassPermissions",
-        line: lineAt(text, line, "--dangerously-skip-permissions"),
-      };
+      skip = true;
+      if (step.mode?.value !== EXPRESSION)
+        step.mode = {
+          value: "bypassPermissions",
+          line: lineAt(text, line, "--dangerously-skip-permissions"),
+        };
     } else {
-      const next = args[i + 1];
-      const takes = next !== undefined && !next.startsWith("--");
+      const v = inline ?? (takesNext ? next : "");
       const prior = step.inputs.get(`claude_args --${flag}`)?.value;
       step.inputs.set(`claude_args --${flag}`, {
-        value: `${prior !== undefined ? `${prior}\u0000` : ""}${takes ? next : ""}`,
+        value: `${prior !== undefined ? `${prior}\u0000` : ""}${v}`,
         line: lineAt(text, line, `--${flag}`),
       });
-      if (takes) i++;
+      if (takesNext) i++;
     }
   }
+  // Claude Code gives the skip flag priority over any --permission-mode, wherever it is.
+  if (skip && step.mode?.value !== EXPRESSION)
+    step.mode = {
+      value: "bypassPermissions",
+      line: lineAt(text, line, "--dangerously-skip-permissions"),
+    };
 }
 
 /** Each change of a workflow's claude-code-action steps, with its direction. */
