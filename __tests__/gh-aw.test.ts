@@ -171,3 +171,36 @@ describe("Workflow/gh-aw in the CLI and in a project", () => {
     ).toEqual([`${FILE}:12`]);
   });
 });
+
+describe("gh-aw read as gh-aw reads it (an adversarial pass)", () => {
+  it("fences gh-aw accepts (indented, trailing spaces) are found; an unclosed one is an error", () => {
+    const wf = read('---\non: issues\ntools:\n  bash: [":*"]\n   ---  \n# Triage\n');
+    expect(wf.front?.tools).toEqual({ bash: [":*"] });
+    expect(read("---\non: issues\n").diagnostics[0]?.code).toBe("TF6001");
+  });
+
+  it("keys named like Object.prototype members are keys, never a crash", () => {
+    const text = "---\non: issues\nsafe-outputs:\n  constructor:\n  toString: 1\n---\nx\n";
+    expect(() => ghAwAgent({ path: FILE, text })).not.toThrow();
+    expect(
+      ghAwChanges(read("---\non: issues\n---\nx\n"), read(text)).map((c) => c.direction),
+    ).toEqual(["widened", "widened"]);
+  });
+
+  it("fail closed: a max removed or set against the unknown default, a safe-outputs setting, network.blocked, an event's filter dropped", () => {
+    const base =
+      "---\non:\n  issues:\n    types: [opened]\nnetwork:\n  allowed: [defaults]\n  blocked: [evil.example]\nsafe-outputs:\n  staged: true\n  add-labels:\n    max: 2\n---\nx\n";
+    const head =
+      "---\non: [issues]\nnetwork:\n  allowed: [defaults]\nsafe-outputs:\n  staged: false\n  add-labels:\n---\nx\n";
+    const rows = changes(base, head);
+    expect(rows.filter((r) => !r.startsWith("widened"))).toEqual([]);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^widened changed network/),
+        expect.stringMatching(/^widened changed safe-outputs\.staged/),
+        expect.stringMatching(/^widened removed safe-outputs\.add-labels\.max/),
+        expect.stringMatching(/^widened changed on\.issues/),
+      ]),
+    );
+  });
+});

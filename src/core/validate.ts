@@ -4,12 +4,14 @@
  * This is what `terfyn validate` runs and what plan, test and run build on. Pure and total:
  * any input yields a project (possibly partial) and diagnostics, never an exception.
  */
+
 import { analyseProject, type ProjectAnalysis } from "./analysis/analysis.ts";
 import { checkEffects } from "./analysis/check-effects.ts";
 import { loadResources } from "./config/load-resources.ts";
 import { type Diagnostic, diagnostic, hasErrors, sortDiagnostics } from "./diagnostics.ts";
 import { HOST_KIND_ROLES, isHostPath } from "./hosts/host-paths.ts";
 import { hostAgentsOf } from "./hosts/hosts.ts";
+import { own } from "./hosts/json-nodes.ts";
 import { checkWorkflows } from "./model/check-workflow.ts";
 import type { ResolvedProject } from "./model/project.ts";
 import {
@@ -32,7 +34,9 @@ export function validateProject(files: readonly ProjectFile[]): ValidationResult
   // Read once: computing it inside the filter re-parsed terfyn.yaml for every file.
   const excludes = projectExcludes(files);
   const listed = listedHosts(files.find((f) => f.path === PROJECT_FILE)?.text);
-  const role = new Map(listed.map((h) => [h.path, HOST_KIND_ROLES[h.kind]?.(h.path) ?? h.path]));
+  const role = new Map(
+    listed.map((h) => [h.path, own(HOST_KIND_ROLES, h.kind)?.(h.path) ?? h.path]),
+  );
   const inProject = files.filter((f) => belongsToProject(f.path, excludes) || role.has(f.path));
   const isHost = (f: ProjectFile) => role.has(f.path) || isHostPath(f.path);
   const { project, diagnostics } = resolveProject(inProject.filter((f) => !isHost(f)));

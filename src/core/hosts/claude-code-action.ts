@@ -16,6 +16,7 @@
  * shape the conversation (`prompt`, `model`, triggers' phrases, …) are neutral, and any other
  * input changed widens: Terfyn cannot show it does not. Pure.
  */
+
 import { parse as parseShell } from "shell-quote";
 import {
   isAlias,
@@ -34,6 +35,7 @@ import { type ClaudeRule, parseClaudeRule, type RuleList, ruleChanges } from "./
 import { type HostChange, MODE_RANK } from "./claude-settings.ts";
 import { effectOfTool, type HostAgent } from "./host-agents.ts";
 import type { HostFile } from "./json-nodes.ts";
+import { own } from "./json-nodes.ts";
 
 export const ACTION_AGENT_PREFIX = "Workflow/claude-code-action/";
 
@@ -370,8 +372,8 @@ function readClaudeArgs(
           i++;
           values.push(args[i] as string);
         }
+      // A word the runner fills in is no rule anyone can read (the mode says so already).
       for (const v of values)
-        // A word the runner fills in is no rule anyone can read (the mode says so already).
         for (const t of splitToolList(v))
           if (!t.includes("\uE010"))
             addRule(step, list, t, lineAt(text, line, t), diagnostics, path);
@@ -453,8 +455,8 @@ export function actionChanges(
     const ma = b.mode?.value ?? "default";
     const mb = h.mode?.value ?? "default";
     if (ma !== mb) {
-      const ra = MODE_RANK[ma as keyof typeof MODE_RANK];
-      const rb = MODE_RANK[mb as keyof typeof MODE_RANK];
+      const ra = own(MODE_RANK, ma);
+      const rb = own(MODE_RANK, mb);
       const narrowed = ra !== undefined && rb !== undefined && rb < ra;
       row(
         narrowed ? "narrowed" : "widened",
@@ -500,8 +502,8 @@ export function actionChanges(
       const x = b.permissions ? (b.permissions.get(scope)?.value ?? "none") : "write";
       const y = h.permissions ? (h.permissions.get(scope)?.value ?? "none") : "write";
       if (x === y) continue;
-      const rx = PERMISSION_RANK[x];
-      const ry = PERMISSION_RANK[y];
+      const rx = own(PERMISSION_RANK, x);
+      const ry = own(PERMISSION_RANK, y);
       const narrowed = rx !== undefined && ry !== undefined && ry < rx;
       row(
         narrowed ? "narrowed" : "widened",

@@ -17,7 +17,7 @@ import {
   ruleChanges,
   ruleContains,
 } from "./claude-rules.ts";
-import { child, type HostFile, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
+import { child, type HostFile, own, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
 
 export type { HostFile } from "./json-nodes.ts";
 
@@ -358,7 +358,7 @@ function readRule(
     );
   // `Tool(param:value)` naming the tool's own primary field: the host reads the whole specifier
   // as that field's pattern, so the rule matches only a value that starts with `param:`.
-  const primary = PRIMARY_FIELDS[parsed.tool];
+  const primary = own(PRIMARY_FIELDS, parsed.tool);
   const named = /^([A-Za-z_]+):/.exec(parsed.specifier ?? "")?.[1];
   if (primary !== undefined && named !== undefined && primary.includes(named))
     diagnostics.push(
@@ -466,7 +466,7 @@ export function claudeSettingsChanges(base: ClaudeSettings, head: ClaudeSettings
   const after = (head.defaultMode?.value ?? "default") as keyof typeof MODE_RANK;
   if (before !== after) {
     const span = head.defaultMode?.span ?? base.defaultMode?.span;
-    const rise = MODE_RANK[after] - MODE_RANK[before];
+    const rise = (own(MODE_RANK, after) ?? Number.NaN) - (own(MODE_RANK, before) ?? Number.NaN);
     out.push({
       direction: rise < 0 ? "narrowed" : "widened",
       key: "permissions.defaultMode",

@@ -21,6 +21,7 @@
  *   Terfyn does not know is a widening: it cannot show that it is not one.
  * Pure.
  */
+
 import { parse, TomlError } from "smol-toml";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
@@ -29,6 +30,7 @@ import type { HostChange } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
 import { CODEX_CONFIG, roleOf } from "./host-paths.ts";
 import type { HostFile } from "./json-nodes.ts";
+import { own } from "./json-nodes.ts";
 
 export { CODEX_CONFIG } from "./host-paths.ts";
 export const CODEX_AGENT = "Host/codex";
@@ -179,8 +181,8 @@ function ranked(
 ): Verdict {
   const a = typeof before === "string" ? before : before === undefined ? dflt : "?";
   const b = typeof after === "string" ? after : after === undefined ? dflt : "?";
-  const ra = rank[a];
-  const rb = rank[b];
+  const ra = own(rank, a);
+  const rb = own(rank, b);
   if (ra === undefined || rb === undefined)
     return {
       direction: "widened",
@@ -273,7 +275,7 @@ function verdict(key: string, before: unknown, after: unknown): Verdict {
   };
   return {
     direction: "widened",
-    reason: `${why[top] ?? "a setting Terfyn does not know"} changed: it cannot be ordered`,
+    reason: `${own(why, top) ?? "a setting Terfyn does not know"} changed: it cannot be ordered`,
   };
 }
 
@@ -356,8 +358,8 @@ export function codexBound(config: CodexConfig): EffectBoundEntry[] {
   const [approvalRaw, approvalKey] = pick("approval_policy");
   const sandbox = typeof sandboxRaw === "string" ? sandboxRaw : DEFAULT_SANDBOX;
   const approval = typeof approvalRaw === "string" ? approvalRaw : DEFAULT_APPROVAL;
-  const full = SANDBOX_RANK[sandbox] === undefined || sandbox === "danger-full-access";
-  const neverAsks = APPROVAL_RANK[approval] === undefined || approval === "never";
+  const full = own(SANDBOX_RANK, sandbox) === undefined || sandbox === "danger-full-access";
+  const neverAsks = own(APPROVAL_RANK, approval) === undefined || approval === "never";
   const escalation: GrantMode | undefined = neverAsks ? undefined : "gated";
   const ww = isTable(doc.sandbox_workspace_write) ? doc.sandbox_workspace_write : {};
   add("workspace.read", "autonomous", `sandbox_mode ${sandbox}`, sandboxKey);

@@ -1,8 +1,8 @@
 /**
  * GitHub Agentic Workflows (gh-aw): a `.github/workflows/<name>.md` whose front matter says
- * what its agent may do is the agent `Workflow/gh-aw/<name>`. The front matter is found by a
- * Markdown parser (mdast with the frontmatter extension) and read as YAML (the `yaml` package,
- * with lines). Every key is ordered by what gh-aw does with it, never compared as text:
+ * what its agent may do is the agent `Workflow/gh-aw/<name>`. The front matter is found by
+ * gh-aw's own rule (the first line and the closing line are `---` once trimmed) and read as
+ * YAML (the `yaml` package, with lines). Every key is ordered by what gh-aw does with it, never compared as text:
  *
  * - `tools.bash`: each entry a command pattern (`git log:*` a prefix, `:*` or `*` every
  *   command), ordered by containment as Claude Code's `Bash(…)` rules are; absent or empty-valued
@@ -24,10 +24,7 @@
  *   neutral; any other key widens: Terfyn cannot show it does not.
  * Pure.
  */
-import type { Root, Yaml } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
-import { frontmatter } from "micromark-extension-frontmatter";
+
 import { isMap, LineCounter, type Node, parseDocument } from "yaml";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
@@ -35,6 +32,7 @@ import { type ClaudeRule, parseClaudeRule, ruleChanges } from "./claude-rules.ts
 import type { HostChange } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
 import type { HostFile } from "./json-nodes.ts";
+import { own } from "./json-nodes.ts";
 
 export const GH_AW_PREFIX = "Workflow/gh-aw/";
 
@@ -75,21 +73,28 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 export function readGhAw(file: HostFile): GhAwWorkflow {
   const out: GhAwWorkflow = { path: file.path, lines: new Map(), diagnostics: [] };
-  let tree: Root;
-  try {
-    tree = fromMarkdown(file.text, {
-      extensions: [frontmatter(["yaml"])],
-      mdastExtensions: [frontmatterFromMarkdown(["yaml"])],
-    });
-  } catch {
+  // gh-aw's own rule: the first line, trimmed, is `---`; the front matter ends at the next line
+  // that, trimmed, is `---` (indented or not).
+  const lines = file.text.split(/\r?\n/);
+  if (lines[0]?.trim() !== "---") return out;
+  const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
+  if (close < 0) {
+    out.diagnostics.push(
+      diagnostic(
+        "TF6001",
+        { file: file.path, line: 1, column: 1, endLine: 1, endColumn: 4 },
+        `${file.path}'s front matter is never closed (no line \`---\` after the first): gh-aw will not compile it, and a plan cannot say what its agent may do`,
+      ),
+    );
     return out;
   }
-  const yamlNode = tree.children.find((n): n is Yaml => n.type === "yaml");
-  if (!yamlNode) return out;
   // The YAML starts on the line after the opening `---`.
-  const offset = yamlNode.position?.start.line ?? 1;
+  const offset = 1;
   const lc = new LineCounter();
-  const doc = parseDocument(yamlNode.value, { lineCounter: lc, uniqueKeys: true });
+  const doc = parseDocument(lines.slice(1, close).join("\n"), {
+    lineCounter: lc,
+    uniqueKeys: true,
+  });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const line = (e?.linePos?.[0]?.line ?? 1) + offset;
@@ -138,7 +143,7 @@ function bashRules(front: Record<string, unknown> | undefined): ClaudeRule[] {
         ? v.map(String)
         : v === false
           ? []
-          : "bash" in tools || v === undefined
+          : Object.hasOwn(tools, "bash") || v === undefined
             ? DEFAULT_BASH
             : ["*"];
   return entries.flatMap((e) => {
@@ -340,6 +345,15 @@ export function ghAwChanges(
       change(a.network, b.network),
       `the agent may no longer reach: ${netRemoved.join(", ")}`,
     );
+  // Every other network setting (`blocked`, the firewall, …) cannot be ordered.
+  const otherNet = (n: unknown) => (isObject(n) ? { ...n, allowed: undefined } : {});
+  if (!same(otherNet(a.network), otherNet(b.network)))
+    row(
+      "widened",
+      "network",
+      change(a.network, b.network),
+      "a network setting other than `allowed` changed: it cannot be ordered",
+    );
   // safe outputs
   const sa = isObject(a["safe-outputs"]) ? (a["safe-outputs"] as Record<string, unknown>) : {};
   const sb = isObject(b["safe-outputs"]) ? (b["safe-outputs"] as Record<string, unknown>) : {};
@@ -348,23 +362,46 @@ export function ghAwChanges(
     const was = sa[name];
     const now = sb[name];
     if (same(was, now)) continue;
-    if (!(name in sa) || !(name in sb)) {
+    const had = Object.hasOwn(sa, name);
+    const has = Object.hasOwn(sb, name);
+    if (!had || !has) {
       row(
-        name in sb ? "widened" : "narrowed",
+        has ? "widened" : "narrowed",
         key,
-        name in sb ? "added" : "removed",
-        name in sb
+        has ? "added" : "removed",
+        has
           ? "a new kind of write the agent's output makes"
           : "the agent's output no longer makes it",
       );
       continue;
     }
+    // A setting of safe-outputs itself (`staged`, `github-token`, …), or an output written
+    // as a scalar: a change cannot be ordered.
+    if (!isObject(was) && was !== null && was !== undefined) {
+      row("widened", key, "changed", "a safe-outputs setting changed: it cannot be ordered");
+      continue;
+    }
+    if (!isObject(now) && now !== null && now !== undefined) {
+      row("widened", key, "changed", "a safe-outputs setting changed: it cannot be ordered");
+      continue;
+    }
     const wa = isObject(was) ? was : {};
     const wb = isObject(now) ? now : {};
-    const maxA = typeof wa.max === "number" ? wa.max : 1;
-    const maxB = typeof wb.max === "number" ? wb.max : 1;
+    // No `max`: gh-aw's default for that output, which differs by output and version.
+    const maxA = typeof wa.max === "number" ? wa.max : Number.POSITIVE_INFINITY;
+    const maxB = typeof wb.max === "number" ? wb.max : Number.POSITIVE_INFINITY;
     if (!same({ ...wa, max: undefined }, { ...wb, max: undefined }))
       row("widened", key, "changed", "the output's settings changed: Terfyn cannot order them");
+    else if (
+      maxA !== maxB &&
+      (maxA === Number.POSITIVE_INFINITY || maxB === Number.POSITIVE_INFINITY)
+    )
+      row(
+        "widened",
+        `${key}.max`,
+        change(wa.max, wb.max),
+        "a max set or removed against gh-aw's default for the output, which Terfyn cannot know",
+      );
     else if (maxA !== maxB)
       row(
         maxB > maxA ? "widened" : "narrowed",
@@ -389,7 +426,9 @@ export function ghAwChanges(
     const y = pb ? (pb.get(s) ?? "none") : "write";
     if (x === y) continue;
     const narrowed =
-      RANK[x] !== undefined && RANK[y] !== undefined && (RANK[y] as number) < (RANK[x] as number);
+      own(RANK, x) !== undefined &&
+      own(RANK, y) !== undefined &&
+      (own(RANK, y) as number) < (own(RANK, x) as number);
     row(
       narrowed ? "narrowed" : "widened",
       `permissions.${s}`,
@@ -414,6 +453,16 @@ export function ghAwChanges(
     if (!ea.has(e)) row("widened", `on.${e}`, "added", "a new event starts the agent");
   for (const e of ea)
     if (!eb.has(e)) row("narrowed", `on.${e}`, "removed", "an event no longer starts it", base);
+  // An event kept, but written differently (a filter dropped, `on: [issues]` for a map with
+  // types): what starts it may have grown.
+  const filterOf = (on: unknown, e: string) => (isObject(on) ? on[e] : null) ?? null;
+  for (const e of eb)
+    if (
+      ea.has(e) &&
+      !(isObject(a.on) && isObject(b.on)) &&
+      !same(filterOf(a.on, e), filterOf(b.on, e))
+    )
+      row("widened", `on.${e}`, "changed", "what starts it changed: Terfyn cannot order it");
   if (isObject(a.on) && isObject(b.on))
     for (const e of eb)
       if (ea.has(e) && !same(a.on[e], b.on[e]))
@@ -509,9 +558,9 @@ export function ghAwAgent(file: HostFile): HostAgent | undefined {
   for (const r of bashRules(front))
     add("process.exec", `tools.bash ${r.specifier ?? "*"}`, "tools.bash");
   const tools = isObject(front.tools) ? front.tools : {};
-  if ("edit" in tools) add("workspace.write", "tools.edit", "tools.edit");
+  if (Object.hasOwn(tools, "edit")) add("workspace.write", "tools.edit", "tools.edit");
   for (const t of ["web-fetch", "web-search", "playwright"])
-    if (t in tools) add("network.egress", `tools.${t}`, `tools.${t}`);
+    if (Object.hasOwn(tools, t)) add("network.egress", `tools.${t}`, `tools.${t}`);
   const servers = { ...tools, ...(isObject(front["mcp-servers"]) ? front["mcp-servers"] : {}) };
   for (const [server, cfg] of Object.entries(servers)) {
     if (["bash", "edit", "web-fetch", "web-search", "playwright", "cache-memory"].includes(server))
@@ -522,7 +571,7 @@ export function ghAwAgent(file: HostFile): HostAgent | undefined {
   for (const d of networkOf(front)) add("network.egress", `network ${d}`, "network");
   const outputs = isObject(front["safe-outputs"]) ? front["safe-outputs"] : {};
   for (const o of Object.keys(outputs))
-    for (const area of OUTPUT_AREA[o] ?? ["issues"])
+    for (const area of own(OUTPUT_AREA, o) ?? ["issues"])
       add(`github.${area}.write`, `safe-outputs.${o}`, `safe-outputs.${o}`);
   const perms = scopes(front.permissions);
   for (const [s, level] of perms ??

@@ -80,3 +80,11 @@ export function stringList(n: Node | undefined): string[] | undefined {
     ? (n.children ?? []).map((c) => String(getNodeValue(c)))
     : undefined;
 }
+
+/**
+ * A table's own entry for a key from a file, never one its prototype has (`constructor`,
+ * `toString`, `__proto__` are keys a hostile file may use).
+ */
+export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
