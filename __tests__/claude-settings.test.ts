@@ -5,7 +5,10 @@
  * are errors at their line, and the rules that do not do what they look like are warnings.
  */
 import { describe, expect, it } from "vitest";
+import { type ClaudeRule, parseClaudeRule, ruleContains } from "../src/core/hosts/claude-rules.ts";
 import { claudeSettingsChanges, readClaudeSettings } from "../src/core/hosts/claude-settings.ts";
+
+const parseRule = (text: string) => parseClaudeRule(text) as ClaudeRule;
 
 const SHARED = ".claude/settings.json";
 const LOCAL = ".claude/settings.local.json";
@@ -299,5 +302,33 @@ describe("a pull request's change to Claude Code settings", () => {
     expect(located('{"enabledMcpjsonServers": "db"}').diagnostics.map((d) => d.code)).toEqual([
       "TF6002",
     ]);
+  });
+});
+
+describe("hostile sizes (an adversarial pass)", () => {
+  it("JSON nested deeper than the parser's stack is an error at the file, never a crash", () => {
+    const text = `{"x":${"[".repeat(20000)}${"]".repeat(20000)},"permissions":{"allow":["Bash"]}}`;
+    const s = located(text);
+    expect(s.diagnostics[0]?.code).toBe("TF6001");
+    expect(s.diagnostics[0]?.message).toContain("nested too deeply");
+  });
+
+  it("a very long rule is compared without overflowing the stack, and a pair too large to decide is not contained (fail closed)", () => {
+    const long = (end: string) => `Bash(${"a*".repeat(6000)}${end})`;
+    expect(() => ruleContains(parseRule(long("b")), parseRule(long("c")))).not.toThrow();
+    expect(ruleContains(parseRule(long("b")), parseRule(long("b")))).toBe(false);
+    expect(ruleContains(parseRule("Bash(git *)"), parseRule(`Bash(git ${"x".repeat(5000)})`))).toBe(
+      true,
+    );
+  });
+});
+
+describe("duplicate keys (an adversarial pass)", () => {
+  it("a key written twice is its last value, as the host's JSON.parse reads it", () => {
+    const base = located('{"permissions":{"deny":["Bash(rm *)"]}}');
+    const head = located('{"permissions":{"deny":["Bash(rm *)"],"deny":[]}}');
+    expect(
+      claudeSettingsChanges(base, head).map((c) => `${c.direction} ${c.change} ${c.rule}`),
+    ).toEqual(["widened removed Bash(rm *)"]);
   });
 });

@@ -128,3 +128,25 @@ describe("terfyn plan on Claude Code settings", () => {
     ).toEqual(["widened Bash(rm *)", "narrowed Bash(git *)"]);
   });
 });
+
+describe("the text plan of host configurations, against forged names", () => {
+  it("an agent name from a file name is escaped: a newline or a terminal escape cannot forge lines", async () => {
+    const { hostPlanText } = await import("../src/core/hosts/host-plan.ts");
+    const text = hostPlanText(
+      [
+        {
+          agent: "Workflow/claude-code-action/b\n  no change of authority\n\u001b[8m.yml",
+          files: [".github/workflows/b\n.yml"],
+          changes: [],
+          diagnostics: [],
+        },
+      ],
+      null,
+    );
+    expect(text.split("\n")[0]).not.toContain("\u001b");
+    // The one line that says so is the plan's own, below the (escaped) name.
+    expect(text.split("\n").filter((l) => l.startsWith("  no change of authority"))).toEqual([
+      "  no change of authority",
+    ]);
+  });
+});

@@ -73,25 +73,44 @@ export function bashGlobs(specifier: string): Glob[] {
  * (only a `*` of `a` may consume it), so a true answer is a proof.
  */
 export function globContains(a: Glob, b: Glob): boolean {
-  // memo[i][j]: a[i..] contains b[j..]
-  const memo = new Map<number, boolean>();
-  const go = (i: number, j: number): boolean => {
-    const key = i * (b.length + 1) + j;
-    const seen = memo.get(key);
-    if (seen !== undefined) return seen;
-    let r: boolean;
-    if (i === a.length) r = j === b.length;
-    else if (a[i] === "*") r = go(i + 1, j) || (j < b.length && go(i, j + 1));
-    else if (a[i] === SEGMENT)
-      // Within one path segment: it may take b's characters other than `/`, and b's own
-      // within-segment wildcards, never b's `*` (which may cross a `/`).
-      r = go(i + 1, j) || (j < b.length && b[j] !== "/" && b[j] !== "*" && go(i, j + 1));
-    else r = j < b.length && b[j] !== "*" && b[j] !== SEGMENT && a[i] === b[j] && go(i + 1, j + 1);
-    memo.set(key, r);
-    return r;
-  };
-  return go(0, 0);
+  // Bottom-up over suffixes (no recursion, so no rule is too long for the stack); a pair too
+  // large to decide quickly is not proven contained (what cannot be proven is not).
+  const n = a.length;
+  const m = b.length;
+  // a's leading literal text must begin b, character for character: most pairs part here.
+  let k = 0;
+  while (k < n && a[k] !== "*" && a[k] !== SEGMENT) {
+    if (k >= m || a[k] !== b[k]) return false;
+    k++;
+  }
+  if (k === n) return k === m;
+  if ((n + 1) * (m + 1) > MAX_GLOB_CELLS) return false;
+  const w = m + 1;
+  // at[i * w + j]: a[i..] contains b[j..]
+  const at = new Uint8Array((n + 1) * w);
+  at[n * w + m] = 1;
+  for (let i = n - 1; i >= 0; i--) {
+    const t = a[i];
+    for (let j = m; j >= 0; j--) {
+      let r = false;
+      if (t === "*") r = at[(i + 1) * w + j] === 1 || (j < m && at[i * w + j + 1] === 1);
+      else if (t === SEGMENT)
+        // Within one path segment: it may take b's characters other than `/`, and b's own
+        // within-segment wildcards, never b's `*` (which may cross a `/`).
+        r =
+          at[(i + 1) * w + j] === 1 ||
+          (j < m && b[j] !== "/" && b[j] !== "*" && at[i * w + j + 1] === 1);
+      else
+        r =
+          j < m && b[j] !== "*" && b[j] !== SEGMENT && t === b[j] && at[(i + 1) * w + j + 1] === 1;
+      at[i * w + j] = r ? 1 : 0;
+    }
+  }
+  return at[0] === 1;
 }
+
+/** The largest table globContains fills: beyond it a rule pair is not proven contained. */
+const MAX_GLOB_CELLS = 4_000_000;
 
 /** A wildcard within one path segment (gitignore's `*`): any characters but `/`. */
 const SEGMENT = "*/";
@@ -143,14 +162,24 @@ function pathGlob(specifier: string, role: "container" | "contained"): Glob {
   return out;
 }
 
+/** Each rule's globs, by role, computed once: a large settings file compares every pair. */
+const GLOBS = new WeakMap<ClaudeRule, Partial<Record<"container" | "contained", Glob[]>>>();
+
 /** The globs a rule's specifier matches, by the tool's own reading of it. */
 function specifierGlobs(
   rule: ClaudeRule & { specifier: string },
   role: "container" | "contained",
 ): Glob[] {
-  if (rule.tool === "Bash") return bashGlobs(rule.specifier);
-  if (PATH_TOOLS.has(rule.tool)) return [pathGlob(rule.specifier, role)];
-  return [glob(rule.specifier)];
+  const known = GLOBS.get(rule)?.[role];
+  if (known) return known;
+  const globs =
+    rule.tool === "Bash"
+      ? bashGlobs(rule.specifier)
+      : PATH_TOOLS.has(rule.tool)
+        ? [pathGlob(rule.specifier, role)]
+        : [glob(rule.specifier)];
+  GLOBS.set(rule, { ...GLOBS.get(rule), [role]: globs });
+  return globs;
 }
 
 /** An MCP rule: its server, and its tool when it names one (`mcp__server__tool`). */

@@ -160,7 +160,7 @@ export function hostPlanText(plans: readonly HostPlan[], against: string | null)
   const lines: string[] = [];
   for (const p of plans) {
     lines.push(
-      `${p.agent} (${p.files.length === 0 ? "every file deleted" : p.files.map((f) => escapeTerminalText(f)).join(", ")})`,
+      `${escapeTerminalText(p.agent)} (${p.files.length === 0 ? "every file deleted" : p.files.map((f) => escapeTerminalText(f)).join(", ")})`,
     );
     const changes = byDirection(p.changes);
     if (changes.length === 0) lines.push("  no change of authority");

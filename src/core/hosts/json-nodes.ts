@@ -40,13 +40,15 @@ export function spanOf(file: HostFile, offset: number, length: number): Span {
   return { file: file.path, line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
 }
 
+/** An object's property by key; a key written twice is its last value, as JSON.parse reads it. */
 export function child(node: Node | undefined, key: string): Node | undefined {
   if (node?.type !== "object") return undefined;
+  let found: Node | undefined;
   for (const p of node.children ?? []) {
     const [k, v] = p.children ?? [];
-    if (k?.value === key) return v;
+    if (k?.value === key) found = v;
   }
-  return undefined;
+  return found;
 }
 
 /**
@@ -60,7 +62,22 @@ export function parseStrictJson(
   hint?: string,
 ): Node | undefined {
   const errors: ParseError[] = [];
-  const root = parseTree(file.text, errors, { disallowComments: true, allowTrailingComma: false });
+  let root: Node | undefined;
+  try {
+    root = parseTree(file.text, errors, { disallowComments: true, allowTrailingComma: false });
+  } catch (e) {
+    // Nesting deeper than the parser's stack: no host configuration is written that way, and
+    // what it says cannot be read here.
+    diagnostics.push(
+      diagnostic(
+        "TF6001",
+        spanOf(file, 0, 1),
+        `${file.path} is nested too deeply to read (${e instanceof Error ? e.message : String(e)}): ${consequence}`,
+        hint ? { hint } : {},
+      ),
+    );
+    return undefined;
+  }
   if (errors.length === 0 && root) return root;
   const e = errors[0];
   diagnostics.push(
