@@ -170,7 +170,7 @@ describe("claude-code-action steps, change by change", () => {
 
   it("a GitHub expression in claude_args is a value nobody can read here: the step is bounded by nothing, never a crash", () => {
     const base = workflow();
-    const head = workflow({ args: "--allowedTools Read ${{ github.event.comment.body }}" });
+    const head = workflow({ args: `--allowedTools Read ${"$"}{{ github.event.comment.body }}` });
     const rows = changes(base, head);
     expect(rows).toContain("widened added jobs.claude.steps.claude --permission-mode @18");
     expect(rows.some((r) => r.includes("allow \uE010"))).toBe(false);

@@ -320,7 +320,7 @@ function readClaudeArgs(
   // commenter's text, perhaps). The step is then bounded by nothing: its mode is unknown.
   if (value.includes("${{")) {
     step.mode = { value: EXPRESSION, line: lineAt(text, line, "${{") };
-    step.inputs.set("claude_args ${{ }}", { value, line });
+    step.inputs.set("claude_args (a GitHub expression)", { value, line });
   }
   const uncommented = value
     .replace(/\$\{\{[\s\S]*?\}\}/g, "\uE010")
