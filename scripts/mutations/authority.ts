@@ -785,8 +785,8 @@ export const AUTHORITY: Mutation[] = [
     guard:
       "a path rule's `*` stays within one directory (gitignore), so src/* does not hold src/lib/a.ts",
     file: "src/core/hosts/claude-rules.ts",
-    find: '      r = go(i + 1, j) || (j < b.length && b[j] !== "/" && b[j] !== "*" && go(i, j + 1));',
-    replace: "      r = go(i + 1, j) || (j < b.length && go(i, j + 1));",
+    find: '          (j < m && b[j] !== "/" && b[j] !== "*" && at[i * w + j + 1] === 1);',
+    replace: "          (j < m && at[i * w + j + 1] === 1);",
     test: "__tests__/claude-rules.test.ts",
     filter: "contains",
   },
