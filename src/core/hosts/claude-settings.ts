@@ -122,7 +122,18 @@ const TRACKED: readonly {
     what: `\`${key}\` runs a shell command`,
   })),
   { key: "sandbox", path: ["sandbox"], kind: "any", what: "the sandbox Bash commands run in" },
+  // Where prompts go (ANTHROPIC_BASE_URL), a proxy, a prefix run before every command.
+  {
+    key: "env",
+    path: ["env"],
+    kind: "any",
+    what: "the environment the host and its commands run with",
+  },
 ];
+
+/** Two scopes' values of one key, both kept (the shared file's first). */
+const merged = (earlier: string | undefined, json: string) =>
+  earlier === undefined ? json : `${earlier}\u0000${json}`;
 
 /** The modes the host documents, from the most restrictive. */
 export const CLAUDE_MODES = [
@@ -312,14 +323,21 @@ function readTracked(file: HostFile, root: Node, out: ClaudeSettings): void {
       for (const p of node.children ?? []) {
         const [k, v] = p.children ?? [];
         if (!k || !v) continue;
-        out.settings.set(`${t.key}.${String(k.value)}`, {
-          json: JSON.stringify(getNodeValue(v)),
+        const key = `${t.key}.${String(k.value)}`;
+        out.settings.set(key, {
+          json: merged(out.settings.get(key)?.json, JSON.stringify(getNodeValue(v))),
           span: spanOf(file, k.offset, k.length),
         });
       }
       continue;
     }
-    out.settings.set(t.key, { json: JSON.stringify(getNodeValue(node)), span });
+    // The host merges what every scope says of a hook, a sandbox, a marketplace: each scope's
+    // value is kept, so a change in either is seen (a switch is the most specific scope's).
+    const json = JSON.stringify(getNodeValue(node));
+    out.settings.set(t.key, {
+      json: t.kind === "widening-switch" ? json : merged(out.settings.get(t.key)?.json, json),
+      span,
+    });
   }
 }
 
