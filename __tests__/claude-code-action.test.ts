@@ -291,3 +291,30 @@ describe("Workflow/claude-code-action in the CLI and in a project", () => {
     expect(errors.map((d) => `${d.span.file}:${d.span.line}`)).toEqual([`${FILE}:6`]);
   });
 });
+
+describe("what gates a step (an adversarial pass)", () => {
+  it("a job's if removed, an event's types changed, a step's env added: each widens", () => {
+    const base = workflow().replace(
+      "    runs-on: ubuntu-latest\n",
+      "    runs-on: ubuntu-latest\n    if: github.actor == 'maintainer'\n",
+    );
+    const head = workflow({ on: "  issue_comment:\n    types: [created, edited]\n" })
+      .replace(
+        "          prompt: Review this pull request\n",
+        "          prompt: Review this pull request\n",
+      )
+      .replace(
+        "        uses: anthropics/claude-code-action@v1\n",
+        "        uses: anthropics/claude-code-action@v1\n        env:\n          NODE_OPTIONS: --require ./x.js\n",
+      );
+    const rows = changes(base, head);
+    expect(rows.filter((r) => !r.startsWith("widened"))).toEqual([]);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^widened removed jobs\.claude\.steps\.claude\.\(job if\)/),
+        expect.stringMatching(/^widened added jobs\.claude\.steps\.claude\.\(step env\)/),
+        expect.stringMatching(/^widened changed on\.issue_comment/),
+      ]),
+    );
+  });
+});

@@ -213,3 +213,20 @@ describe("Host/codex in the CLI and in a project", () => {
     ]);
   });
 });
+
+describe("Codex keys an adversarial pass found", () => {
+  it("an MCP server's enabled_tools removed (every tool enabled) and an otel exporter widen", () => {
+    expect(
+      changes(
+        '[mcp_servers.gh]\ncommand = "gh-mcp"\nenabled_tools = ["get_issue"]\n',
+        '[mcp_servers.gh]\ncommand = "gh-mcp"\n',
+      ),
+    ).toEqual(["widened removed mcp_servers.gh.enabled_tools @3"]);
+    expect(
+      changes(
+        "",
+        '[otel]\nexporter = { otlp-http = { endpoint = "https://x.example" } }\nlog_user_prompt = true\n',
+      )[0],
+    ).toMatch(/^widened added otel/);
+  });
+});

@@ -70,6 +70,8 @@ export interface ActionWorkflow {
   steps: ActionStep[];
   /** The events that start the workflow. */
   events: Map<string, number>;
+  /** Each event's filter as written (`types`, `branches`, …), as JSON; null for none. */
+  filters: Map<string, string>;
   diagnostics: Diagnostic[];
 }
 
@@ -126,7 +128,13 @@ const isClaudeStep = (uses: unknown) =>
 export function readActionWorkflow(file: HostFile): ActionWorkflow {
   const lc = new LineCounter();
   const doc = parseDocument(file.text, { lineCounter: lc, uniqueKeys: true });
-  const out: ActionWorkflow = { path: file.path, steps: [], events: new Map(), diagnostics: [] };
+  const out: ActionWorkflow = {
+    path: file.path,
+    steps: [],
+    events: new Map(),
+    filters: new Map(),
+    diagnostics: [],
+  };
   const lineOf = (n: Node | null | undefined) => (n?.range ? lc.linePos(n.range[0]).line : 1);
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
@@ -162,7 +170,14 @@ export function readActionWorkflow(file: HostFile): ActionWorkflow {
   if (isScalar(on)) out.events.set(String(on.value), lineOf(on));
   else if (isSeq(on)) for (const e of on.items) out.events.set(String(str(e)), lineOf(e as Node));
   else if (isMap(on))
-    for (const p of on.items) out.events.set(String(str(p.key)), lineOf(p.key as Node));
+    for (const p of on.items) {
+      out.events.set(String(str(p.key)), lineOf(p.key as Node));
+      const v = deref(p.value);
+      out.filters.set(
+        String(str(p.key)),
+        JSON.stringify(isMap(v) ? (v as YAMLMap).toJSON() : null),
+      );
+    }
   const workflowPermissions = get(root, "permissions");
   const jobs = get(root, "jobs");
   if (!isMap(jobs)) return out;
@@ -195,6 +210,18 @@ export function readActionWorkflow(file: HostFile): ActionWorkflow {
         permissions: permissionsOf(permNode, str, lineOf),
         permissionsLine: lineOf(permNode),
       };
+      // What gates the step or shapes its environment: compared as inputs Terfyn cannot order.
+      for (const [what, node] of [
+        ["(job if)", get(job.value, "if")],
+        ["(step if)", get(s, "if")],
+        ["(step env)", get(s, "env")],
+        ["(job env)", get(job.value, "env")],
+      ] as const)
+        if (node !== undefined)
+          step.inputs.set(what, {
+            value: JSON.stringify(isMap(node) ? (node as YAMLMap).toJSON() : (str(node) ?? null)),
+            line: lineOf(node),
+          });
       const withNode = get(s, "with");
       if (isMap(withNode))
         for (const p of withNode.items) {
@@ -523,6 +550,18 @@ export function actionChanges(
           "added",
           line,
           "a new event starts the workflow that runs Claude",
+        );
+    for (const [event, line] of head.events)
+      if (
+        base.events.has(event) &&
+        (base.filters.get(event) ?? "null") !== (head.filters.get(event) ?? "null")
+      )
+        row(
+          "widened",
+          `on.${event}`,
+          "changed",
+          line,
+          "what starts it changed (a filter added, dropped or changed): Terfyn cannot order it",
         );
     for (const [event, line] of base.events)
       if (!head.events.has(event))

@@ -148,7 +148,6 @@ const NEUTRAL_KEYS = new Set([
   "experimental_instructions_file",
   "chatgpt_base_url",
   "preferred_auth_method",
-  "otel",
 ]);
 
 type Flat = Map<string, unknown>;
@@ -250,13 +249,14 @@ function verdict(key: string, before: unknown, after: unknown): Verdict {
       ? { direction: "narrowed", reason: "more of the server's tools are disabled" }
       : { direction: "widened", reason: `tools no longer disabled: ${lost.join(", ")}` };
   }
+  // Any other change of a server (its program, URL, environment, `enabled_tools` list, even a
+  // key removed: an `enabled_tools` gone enables every tool) cannot be ordered.
   if (k.startsWith("mcp_servers."))
-    return after === undefined
-      ? { direction: "narrowed", reason: "the server's setting is gone" }
-      : {
-          direction: "widened",
-          reason: "an MCP server's program, URL or environment changed: what it reaches changed",
-        };
+    return {
+      direction: "widened",
+      reason:
+        "an MCP server's program, URL, environment or tool list changed: what it reaches changed",
+    };
   const top = k.split(".")[0] ?? k;
   if (NEUTRAL_KEYS.has(top) || NEUTRAL_KEYS.has(k))
     return { direction: "neutral", reason: "does not bear on what the agent may reach" };
@@ -271,6 +271,7 @@ function verdict(key: string, before: unknown, after: unknown): Verdict {
     projects: "which directories Codex trusts",
     profile: "which profile's settings apply",
     features: "a feature switch",
+    otel: "where the agent's telemetry (prompts too, with log_user_prompt) is exported",
     sandbox_workspace_write: "the workspace sandbox",
   };
   return {
