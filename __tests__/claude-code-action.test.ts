@@ -318,3 +318,14 @@ describe("what gates a step (an adversarial pass)", () => {
     );
   });
 });
+
+describe("flags with several values (an adversarial pass)", () => {
+  it("a second --add-dir or --mcp-config value is compared too", () => {
+    expect(
+      changes(
+        workflow({ args: "--allowedTools Read --add-dir ../a" }),
+        workflow({ args: "--allowedTools Read --add-dir ../a /" }),
+      ),
+    ).toEqual(["widened changed jobs.claude.steps.claude.claude_args --add-dir @18"]);
+  });
+});

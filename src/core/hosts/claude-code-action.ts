@@ -417,13 +417,19 @@ function readClaudeArgs(
           line: lineAt(text, line, "--dangerously-skip-permissions"),
         };
     } else {
-      const v = inline ?? (takesNext ? next : "");
+      // Every word up to the next flag: the action accumulates --mcp-config, and the CLI takes
+      // several values for --add-dir; a value nobody reads is still compared.
+      const values = inline !== undefined ? [inline] : [];
+      if (takesNext)
+        while (i + 1 < args.length && !(args[i + 1] as string).startsWith("--")) {
+          i++;
+          values.push(args[i] as string);
+        }
       const prior = step.inputs.get(`claude_args --${flag}`)?.value;
       step.inputs.set(`claude_args --${flag}`, {
-        value: `${prior !== undefined ? `${prior}\u0000` : ""}${v}`,
+        value: `${prior !== undefined ? `${prior}\u0000` : ""}${values.join("\u0000")}`,
         line: lineAt(text, line, `--${flag}`),
       });
-      if (takesNext) i++;
     }
   }
   // Claude Code gives the skip flag priority over any --permission-mode, wherever it is.

@@ -57,6 +57,8 @@ const DEFAULT_BASH = [
   "sort",
   "uniq",
   "date",
+  "printf",
+  "yq",
 ];
 
 export interface GhAwWorkflow {
