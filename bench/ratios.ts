@@ -29,6 +29,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { BUNDLE_ALIASES } from "../scripts/bundle-aliases.ts";
 import { cliTarget } from "../scripts/node-targets.ts";
 import { benchGit } from "./git-repo.ts";
 import { median } from "./median.ts";
@@ -183,6 +184,8 @@ export async function runRatios(options: {
       target: cliTarget(ROOT),
       outfile: floor,
       logLevel: "silent",
+      // The floor validates as the CLI does, host configurations included: the same aliases.
+      alias: BUNDLE_ALIASES,
       banner: {
         js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },

@@ -13,11 +13,13 @@
  * which a run with nothing to do never uses, and evaluating them was ~25 ms of the bundle's
  * ~150 ms cold start (`npm run bench -- --action-only`).
  */
+
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { BUNDLE_ALIASES } from "./bundle-aliases.ts";
 import { actionTarget, cliTarget } from "./node-targets.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -167,9 +169,7 @@ for (const { entry, out, chunks, target } of BUNDLES) {
     ...split,
     logLevel: "warning",
     plugins: [lazyCommonJs(), zodEnglishOnly()],
-    // jsonc-parser's main is a UMD build whose require("./impl/…") calls esbuild cannot follow
-    // (the bundle would require files that are not there); its ES module build bundles whole.
-    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+    alias: BUNDLE_ALIASES,
     // Some dependencies are CommonJS and use require(), __filename and __dirname (write-file-atomic
     // does); give the ESM bundle all three.
     banner: {
