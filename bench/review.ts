@@ -20,6 +20,7 @@
  *
  * `--quick` is one run (a few seconds), for the one-minute quick mode of `npm run bench`.
  */
+
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +28,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { BUNDLE_ALIASES } from "../scripts/bundle-aliases.ts";
 import { cliTarget } from "../scripts/node-targets.ts";
 import type { SpawnRecord } from "../src/adapters/spawn-log.ts";
 import { median } from "./median.ts";
@@ -67,6 +69,7 @@ async function bundleCli(): Promise<{ cli: string; dir: string }> {
     entryNames: "[name]",
     chunkNames: "chunks/[name]-[hash]",
     logLevel: "silent",
+    alias: BUNDLE_ALIASES,
     banner: {
       js: "import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));",
     },
