@@ -48,6 +48,7 @@ const INPUTS = [
   "agents",
   "src",
   "scripts/build-dist.ts",
+  "scripts/bundle-aliases.ts",
   "scripts/node-targets.ts",
 ];
 
