@@ -1,15 +1,3 @@
-/**
- * claude-code-action steps in GitHub workflows as the agent
- * Workflow/claude-code-action/<file>: `claude_args` read as the action reads it (shell words,
- * accumulating tool flags split on commas, full-line comments dropped), the older
- * `allowed_tools` inputs, the permission mode, the job's token scope by scope and the events
- * that start it; each change ordered, located at its line; the CLI plans it without terfyn.yaml
- * and a project's policies apply to it.
- */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   actionAgent,
@@ -18,6 +6,7 @@ import {
 } from "../src/core/hosts/claude-code-action.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { runTerfyn } from "./helpers/cli.ts";
+import { committedRepo } from "./helpers/committed-repo.ts";
 
 const FILE = ".github/workflows/claude.yml";
 
@@ -245,24 +234,15 @@ jobs:
 });
 
 describe("Workflow/claude-code-action in the CLI and in a project", () => {
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@x", ...args], {
-      cwd,
-      encoding: "utf8",
-    });
-
   it("terfyn plan without terfyn.yaml: only the workflows that run Claude are read and planned", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "terfyn-cca-"));
-    mkdirSync(join(dir, ".github", "workflows"), { recursive: true });
-    writeFileSync(join(dir, FILE), workflow());
-    writeFileSync(
-      join(dir, ".github/workflows/ci.yml"),
-      "on: push\njobs:\n  t:\n    runs-on: x\n    steps:\n      - run: make\n",
+    const dir = committedRepo(
+      {
+        [FILE]: workflow(),
+        ".github/workflows/ci.yml":
+          "on: push\njobs:\n  t:\n    runs-on: x\n    steps:\n      - run: make\n",
+      },
+      { [FILE]: workflow({ args: '--allowedTools "Bash(*)"' }) },
     );
-    git(dir, "init", "-q");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "base");
-    writeFileSync(join(dir, FILE), workflow({ args: '--allowedTools "Bash(*)"' }));
     const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(

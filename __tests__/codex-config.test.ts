@@ -1,17 +1,8 @@
-/**
- * `.codex/config.toml` as the agent Host/codex: real TOML (smol-toml), each change ordered by
- * Codex's semantics (sandbox modes, approval policies, network access, writable roots, MCP
- * servers, commands it runs), located at its line; malformed files are diagnostics; the CLI
- * plans it without terfyn.yaml, and a project's policies apply to it.
- */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexAgent, codexChanges, readCodexConfig } from "../src/core/hosts/codex-config.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { runTerfyn } from "./helpers/cli.ts";
+import { committedRepo } from "./helpers/committed-repo.ts";
 
 const FILE = ".codex/config.toml";
 const read = (text: string) => readCodexConfig({ path: FILE, text });
@@ -164,20 +155,11 @@ network_access = false
 });
 
 describe("Host/codex in the CLI and in a project", () => {
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@x", ...args], {
-      cwd,
-      encoding: "utf8",
-    });
-
   it("terfyn plan without terfyn.yaml plans it as Host/codex, naming the file and its host", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "terfyn-codex-"));
-    mkdirSync(join(dir, ".codex"));
-    writeFileSync(join(dir, FILE), BASE);
-    git(dir, "init", "-q");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "base");
-    writeFileSync(join(dir, FILE), BASE.replace("network_access = false", "network_access = true"));
+    const dir = committedRepo(
+      { [FILE]: BASE },
+      { [FILE]: BASE.replace("network_access = false", "network_access = true") },
+    );
     const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("read the host configuration .codex/config.toml (Codex)");

@@ -1,18 +1,8 @@
-/**
- * gh-aw workflows (`.github/workflows/<name>.md`) as the agent Workflow/gh-aw/<name>: the front
- * matter found by a Markdown parser and read as YAML, each key ordered by what gh-aw does with
- * it (bash patterns by containment, tool allowlists, network entries, safe outputs and their
- * max, the token, events, roles, strict), located at its line; the CLI plans it and a project's
- * policies apply to it.
- */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ghAwAgent, ghAwChanges, readGhAw } from "../src/core/hosts/gh-aw.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { runTerfyn } from "./helpers/cli.ts";
+import { committedRepo } from "./helpers/committed-repo.ts";
 
 const FILE = ".github/workflows/triage.md";
 
@@ -133,15 +123,10 @@ describe("gh-aw front matter, change by change", () => {
 
 describe("Workflow/gh-aw in the CLI and in a project", () => {
   it("terfyn plan without terfyn.yaml plans it, naming its host", async () => {
-    const git = (cwd: string, ...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@x", ...args], { cwd });
-    const dir = mkdtempSync(join(tmpdir(), "terfyn-gh-aw-"));
-    mkdirSync(join(dir, ".github", "workflows"), { recursive: true });
-    writeFileSync(join(dir, FILE), BASE);
-    git(dir, "init", "-q");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "base");
-    writeFileSync(join(dir, FILE), BASE.replace("  bash:", "  edit:\n  bash:"));
+    const dir = committedRepo(
+      { [FILE]: BASE },
+      { [FILE]: BASE.replace("  bash:", "  edit:\n  bash:") },
+    );
     const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("read the host configuration .github/workflows/triage.md (gh-aw)");

@@ -674,7 +674,7 @@ export const AUTHORITY: Mutation[] = [
     group: "hosts",
     guard: "a host agent's widened change widens the plan",
     file: "src/core/plan/compute-plan.ts",
-    find: '      if (a.autonomous !== "UNCHANGED" || a.gated !== "UNCHANGED") agentAuthority.push(a);',
+    find: "      noteAuthority(hostAuthority(address, section.changes), defaultSeverity);",
     replace: "",
     test: "__tests__/host-agents.test.ts",
     filter: "terfyn plan of a project",

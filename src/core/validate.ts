@@ -32,8 +32,10 @@ export interface ValidationResult {
 
 export function validateProject(files: readonly ProjectFile[]): ValidationResult {
   // Read once: computing it inside the filter re-parsed terfyn.yaml for every file.
-  const excludes = projectExcludes(files);
-  const listed = listedHosts(files.find((f) => f.path === PROJECT_FILE)?.text);
+  // The project document is read once before the full load: what it excludes and lists.
+  const spec = projectSpecOf(files.find((f) => f.path === PROJECT_FILE)?.text);
+  const excludes = spec.exclude ?? [];
+  const listed = spec.hosts ?? [];
   const role = new Map(
     listed.map((h) => [h.path, own(HOST_KIND_ROLES, h.kind)?.(h.path) ?? h.path]),
   );
@@ -75,23 +77,21 @@ function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
  * invalid document lists none (its own diagnostics say why).
  */
 export function listedHosts(projectYaml: string | undefined): { kind: string; path: string }[] {
-  if (projectYaml === undefined) return [];
-  for (const r of loadResources(PROJECT_FILE, projectYaml).resources) {
-    if (r.kind === "Project")
-      return (r.value as { spec: { hosts?: { kind: string; path: string }[] } }).spec.hosts ?? [];
-  }
-  return [];
+  return projectSpecOf(projectYaml).hosts ?? [];
 }
 
-/** The `spec.exclude` directories of the project document, read before the full load. */
-function projectExcludes(files: readonly ProjectFile[]): string[] {
-  const settings = files.find((f) => f.path === PROJECT_FILE);
-  if (!settings) return [];
-  for (const r of loadResources(settings.path, settings.text).resources) {
+/** The project document's `spec.exclude` and `spec.hosts`, or nothing when it does not load. */
+function projectSpecOf(projectYaml: string | undefined): {
+  exclude?: string[];
+  hosts?: { kind: string; path: string }[];
+} {
+  if (projectYaml === undefined) return {};
+  for (const r of loadResources(PROJECT_FILE, projectYaml).resources) {
     if (r.kind === "Project")
-      return (r.value as { spec: { exclude?: string[] } }).spec.exclude ?? [];
+      return (r.value as { spec: { exclude?: string[]; hosts?: { kind: string; path: string }[] } })
+        .spec;
   }
-  return [];
+  return {};
 }
 
 /** A `spec.hosts` entry whose file the project does not have: what it lists guards nothing. */

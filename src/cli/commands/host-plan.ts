@@ -9,9 +9,9 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
-import { HOST_PATHS, WORKFLOWS_DIR } from "../../core/hosts/host-paths.ts";
+import { HOST_PATHS, isHostPath, WORKFLOWS_DIR } from "../../core/hosts/host-paths.ts";
 import { hostPlanJson, hostPlanSummary, hostPlanText } from "../../core/hosts/host-plan.ts";
-import { HOST_KINDS, hostAgentsOf, isHostFile, planHosts } from "../../core/hosts/hosts.ts";
+import { HOST_KINDS, hostAgentsOf, planHosts } from "../../core/hosts/hosts.ts";
 import { diagnosticsToJson, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
 import { escapeTerminalText } from "../../core/render/terminal-text.ts";
 import { SourceText } from "../../core/source.ts";
@@ -22,7 +22,7 @@ export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
   const workflows = await readdir(join(root, WORKFLOWS_DIR)).catch(() => [] as string[]);
   for (const p of [...HOST_PATHS, ...workflows.sort().map((n) => `${WORKFLOWS_DIR}/${n}`)]) {
-    if (!isHostFile(p)) continue;
+    if (!isHostPath(p)) continue;
     try {
       const st = await lstat(join(root, p));
       // A workflow counts when it runs an agent (or cannot be read: then nobody can say it does
@@ -104,7 +104,7 @@ export async function hostFilesAt(root: string, revision: string): Promise<HostF
   const { tree } = await resolveTree(top, revision);
   const workflows = (await listTree(top, tree, at(WORKFLOWS_DIR)))
     .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))
-    .filter((p) => isHostFile(p) && !HOST_PATHS.includes(p));
+    .filter((p) => isHostPath(p) && !HOST_PATHS.includes(p));
   for (const path of [...HOST_PATHS, ...workflows.sort()]) {
     const r = await readFileAtRevision(top, revision, at(path));
     if (r.kind === "file") out.push({ path, text: r.text });

@@ -39,11 +39,6 @@ import { own } from "./json-nodes.ts";
 
 export const ACTION_AGENT_PREFIX = "Workflow/claude-code-action/";
 
-/** Whether a path is a GitHub workflow file (where claude-code-action steps live). */
-export function isWorkflowPath(path: string): boolean {
-  return /^\.github\/workflows\/[^/]+\.ya?ml$/.test(path);
-}
-
 export const actionAgentName = (path: string) =>
   `${ACTION_AGENT_PREFIX}${path.slice(path.lastIndexOf("/") + 1)}`;
 

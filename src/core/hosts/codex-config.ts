@@ -30,7 +30,7 @@ import type { HostChange } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
 import { CODEX_CONFIG, roleOf } from "./host-paths.ts";
 import type { HostFile } from "./json-nodes.ts";
-import { own } from "./json-nodes.ts";
+import { keyLine, own } from "./json-nodes.ts";
 
 export { CODEX_CONFIG } from "./host-paths.ts";
 export const CODEX_AGENT = "Host/codex";
@@ -103,12 +103,7 @@ function keyLines(text: string): Map<string, number> {
 
 /** The line of a key, else of the nearest table above it that has one, else 1. */
 function lineOf(config: CodexConfig, key: string): number {
-  const parts = key.split(".");
-  for (let n = parts.length; n > 0; n--) {
-    const line = config.lines.get(parts.slice(0, n).join("."));
-    if (line !== undefined) return line;
-  }
-  return 1;
+  return keyLine(config.lines, key);
 }
 
 const SANDBOX_RANK: Record<string, number> = {

@@ -32,14 +32,9 @@ import { type ClaudeRule, parseClaudeRule, ruleChanges } from "./claude-rules.ts
 import type { HostChange } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
 import type { HostFile } from "./json-nodes.ts";
-import { own } from "./json-nodes.ts";
+import { keyLine, own } from "./json-nodes.ts";
 
 export const GH_AW_PREFIX = "Workflow/gh-aw/";
-
-/** Whether a path is a gh-aw workflow source (`.github/workflows/<name>.md`). */
-export function isGhAwPath(path: string): boolean {
-  return /^\.github\/workflows\/[^/]+\.md$/.test(path);
-}
 
 export const ghAwAgentName = (path: string) =>
   `${GH_AW_PREFIX}${path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/, "")}`;
@@ -126,12 +121,7 @@ export function readGhAw(file: HostFile): GhAwWorkflow {
 }
 
 function lineOf(wf: GhAwWorkflow | undefined, key: string): number {
-  const parts = key.split(".");
-  for (let n = parts.length; n > 0; n--) {
-    const line = wf?.lines.get(parts.slice(0, n).join("."));
-    if (line !== undefined) return line;
-  }
-  return 1;
+  return keyLine(wf?.lines, key);
 }
 
 /** `tools.bash` as Bash rules: `git log:*` is `Bash(git log:*)`, `:*` and `*` every command. */

@@ -18,9 +18,19 @@ export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON, CODEX_CONFIG];
 /** GitHub workflow files, where claude-code-action steps (and gh-aw workflows) live. */
 export const WORKFLOWS_DIR = ".github/workflows";
 
+/** Whether a path is a GitHub workflow file (where claude-code-action steps live). */
+export function isWorkflowPath(path: string): boolean {
+  return /^\.github\/workflows\/[^/]+\.ya?ml$/.test(path);
+}
+
+/** Whether a path is a gh-aw workflow source (`.github/workflows/<name>.md`). */
+export function isGhAwPath(path: string): boolean {
+  return /^\.github\/workflows\/[^/]+\.md$/.test(path);
+}
+
 /** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
-  return HOST_PATHS.includes(path) || /^\.github\/workflows\/[^/]+\.(ya?ml|md)$/.test(path);
+  return HOST_PATHS.includes(path) || isWorkflowPath(path) || isGhAwPath(path);
 }
 
 /**

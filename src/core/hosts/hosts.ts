@@ -9,14 +9,20 @@ import {
   actionAgent,
   actionAgentName,
   actionChanges,
-  isWorkflowPath,
   readActionWorkflow,
 } from "./claude-code-action.ts";
 import type { HostFile } from "./claude-settings.ts";
 import { CODEX_AGENT, codexAgent, codexChanges, readCodexConfig } from "./codex-config.ts";
-import { ghAwAgent, ghAwAgentName, ghAwChanges, isGhAwPath, readGhAw } from "./gh-aw.ts";
+import { ghAwAgent, ghAwAgentName, ghAwChanges, readGhAw } from "./gh-aw.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
-import { CLAUDE_SETTINGS_PATHS, CODEX_CONFIG, MCP_JSON, roleOf } from "./host-paths.ts";
+import {
+  CLAUDE_SETTINGS_PATHS,
+  CODEX_CONFIG,
+  isGhAwPath,
+  isWorkflowPath,
+  MCP_JSON,
+  roleOf,
+} from "./host-paths.ts";
 import { type HostPlan, planClaudeCode } from "./host-plan.ts";
 
 export interface HostKind {
@@ -34,10 +40,27 @@ const fixed = (paths: readonly string[], agent: string) => ({
   agentName: () => agent,
 });
 
-const codexOf = (files: readonly HostFile[]) => {
-  const f = files.find((x) => roleOf(x) === CODEX_CONFIG);
-  return f ? readCodexConfig(f) : undefined;
-};
+/**
+ * The plan of a host read from one file per agent: the file read on each side (absent: none),
+ * compared by the host's own `changes`; the head's problems are the plan's.
+ */
+function oneFilePlan<T extends { diagnostics: HostPlan["diagnostics"] }>(
+  read: (f: HostFile) => T,
+  changes: (base: T | undefined, head: T | undefined) => HostPlan["changes"],
+  pick: (files: readonly HostFile[]) => HostFile | undefined = (files) => files[0],
+): HostKind["plan"] {
+  return (agent, base, head) => {
+    const b = pick(base);
+    const h = pick(head);
+    const after = h ? read(h) : undefined;
+    return {
+      agent,
+      files: head.map((f) => f.path),
+      changes: changes(b ? read(b) : undefined, after),
+      diagnostics: after?.diagnostics ?? [],
+    };
+  };
+}
 
 export const HOST_KINDS: readonly HostKind[] = [
   {
@@ -50,52 +73,25 @@ export const HOST_KINDS: readonly HostKind[] = [
     label: "Codex",
     ...fixed([CODEX_CONFIG], CODEX_AGENT),
     agentOf: codexAgent,
-    plan: (agent, base, head) => {
-      const after = codexOf(head);
-      return {
-        agent,
-        files: head.map((f) => f.path),
-        changes: codexChanges(codexOf(base), after),
-        diagnostics: after?.diagnostics ?? [],
-      };
-    },
+    plan: oneFilePlan(readCodexConfig, codexChanges, (files) =>
+      files.find((x) => roleOf(x) === CODEX_CONFIG),
+    ),
   },
   {
     label: "claude-code-action",
     owns: isWorkflowPath,
     agentName: actionAgentName,
     agentOf: (files) => (files[0] ? actionAgent(files[0]) : undefined),
-    plan: (agent, base, head) => {
-      const after = head[0] ? readActionWorkflow(head[0]) : undefined;
-      return {
-        agent,
-        files: head.map((f) => f.path),
-        changes: actionChanges(base[0] ? readActionWorkflow(base[0]) : undefined, after),
-        diagnostics: after?.diagnostics ?? [],
-      };
-    },
+    plan: oneFilePlan(readActionWorkflow, actionChanges),
   },
   {
     label: "gh-aw",
     owns: isGhAwPath,
     agentName: ghAwAgentName,
     agentOf: (files) => (files[0] ? ghAwAgent(files[0]) : undefined),
-    plan: (agent, base, head) => {
-      const after = head[0] ? readGhAw(head[0]) : undefined;
-      return {
-        agent,
-        files: head.map((f) => f.path),
-        changes: ghAwChanges(base[0] ? readGhAw(base[0]) : undefined, after),
-        diagnostics: after?.diagnostics ?? [],
-      };
-    },
+    plan: oneFilePlan(readGhAw, ghAwChanges),
   },
 ];
-
-/** Whether a project-relative path is a file some host reads. */
-export function isHostFile(path: string): boolean {
-  return HOST_KINDS.some((k) => k.owns(path));
-}
 
 /** The files of each agent, by agent name, for every host with a file among `files`. */
 function byAgent(files: readonly HostFile[]): Map<string, { kind: HostKind; files: HostFile[] }> {

@@ -105,3 +105,16 @@ export function stringList(n: Node | undefined): string[] | undefined {
 export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
+
+/**
+ * The line of a dotted key (`sandbox_workspace_write.network_access`) in a file's key → line
+ * map, else of the nearest enclosing key that has one, else 1.
+ */
+export function keyLine(lines: ReadonlyMap<string, number> | undefined, key: string): number {
+  const parts = key.split(".");
+  for (let n = parts.length; n > 0; n--) {
+    const line = lines?.get(parts.slice(0, n).join("."));
+    if (line !== undefined) return line;
+  }
+  return 1;
+}

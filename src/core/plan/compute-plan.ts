@@ -87,6 +87,17 @@ export function computePlan(input: PlanInput): Plan {
     autonomous: undefined,
     gated: undefined,
   };
+  /** An agent's authority joins the plan's; a widened mode raises that mode's severity. */
+  const noteAuthority = (a: AgentAuthority, severity: (mode: Mode) => Severity) => {
+    if (a.autonomous !== "UNCHANGED" || a.gated !== "UNCHANGED") agentAuthority.push(a);
+    for (const mode of ["autonomous", "gated"] as const) {
+      if (a[mode] !== "WIDENED") continue;
+      const sev = severity(mode);
+      const cur = widenedSeverity[mode];
+      if (cur === undefined || SEVERITY_ORDER.indexOf(sev) < SEVERITY_ORDER.indexOf(cur))
+        widenedSeverity[mode] = sev;
+    }
+  };
 
   // The severity of the change's own lines comes from the base's risk rules when there is a
   // base: a pull request cannot grade its own widening low by adding a `risk` rule.
@@ -117,16 +128,7 @@ export function computePlan(input: PlanInput): Plan {
       const cap = delta.capability;
       if (cap.added.length + cap.removed.length + cap.mode_changes.length > 0)
         capabilityDelta.push(cap);
-      if (delta.authority.autonomous !== "UNCHANGED" || delta.authority.gated !== "UNCHANGED") {
-        agentAuthority.push(delta.authority);
-      }
-      for (const mode of ["autonomous", "gated"] as const) {
-        if (delta.authority[mode] !== "WIDENED") continue;
-        const sev = delta.widenedSeverity[mode];
-        const cur = widenedSeverity[mode];
-        if (cur === undefined || SEVERITY_ORDER.indexOf(sev) < SEVERITY_ORDER.indexOf(cur))
-          widenedSeverity[mode] = sev;
-      }
+      noteAuthority(delta.authority, (mode) => delta.widenedSeverity[mode]);
     }
 
     if (kind === "Workflow") {
@@ -149,15 +151,7 @@ export function computePlan(input: PlanInput): Plan {
     if (kind === "Host") {
       const section = hostSection(address, before, after);
       if (section.changes.length > 0) hosts.push(section);
-      const a = hostAuthority(address, section.changes);
-      if (a.autonomous !== "UNCHANGED" || a.gated !== "UNCHANGED") agentAuthority.push(a);
-      for (const mode of ["autonomous", "gated"] as const) {
-        if (a[mode] !== "WIDENED") continue;
-        const sev = defaultSeverity(mode);
-        const cur = widenedSeverity[mode];
-        if (cur === undefined || SEVERITY_ORDER.indexOf(sev) < SEVERITY_ORDER.indexOf(cur))
-          widenedSeverity[mode] = sev;
-      }
+      noteAuthority(hostAuthority(address, section.changes), defaultSeverity);
     }
 
     if (kind === "Agent" && before && after) risk.push(...agentRisk(address, before, after));
