@@ -94,6 +94,8 @@ describe("seams", () => {
     expect(guardSeam("build", (f) => files.get(f)).map((x) => `${x.file}:${x.problem}`)).toEqual([
       "plan.json:missing",
       "red-tests.json:missing",
+      // The Builder is shown the decisions behind the plan: build reads them too.
+      "decisions.json:empty",
     ]);
   });
 

@@ -5,34 +5,27 @@
  * turn, a convention the change breaks stops the run before the publish gate, and the report
  * shows every finding.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./helpers/cli.ts";
 import {
   approveAndResume,
   type BuiltReview,
   buildReviewExample,
   commitAgentsMd,
+  editedScript,
   git,
-  REVIEW_SCRIPT,
+  type ModelScript,
   reviewStartArgs,
   reviewState,
+  type ScriptTurn,
 } from "./helpers/review-run.ts";
 
-type Turn = { toolCalls?: { tool: string; input: Record<string, unknown> }[]; output?: unknown };
-type Script = { agents: Record<string, Turn[]> };
+type Turn = ScriptTurn;
+type Script = ModelScript;
 type Finding = { file: string; standard: string; verdict: string; finding: string };
-
-/** The example's script, edited, written next to the run directory. */
-function script(b: BuiltReview, edit: (s: Script) => void): string {
-  const s = parseYaml(readFileSync(REVIEW_SCRIPT, "utf8")) as Script;
-  edit(s);
-  const file = join(b.runDir, "..", "model-script.yaml");
-  writeFileSync(file, stringifyYaml(s));
-  return file;
-}
+const script = editedScript;
 
 function findingsOf(s: Script): Finding[] {
   const output = s.agents.StandardsReviewer?.at(-1)?.output as { findings: Finding[] } | undefined;

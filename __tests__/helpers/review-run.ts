@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { runTerfyn } from "./cli.ts";
 import { testSandbox } from "./sandbox.ts";
 
@@ -127,4 +128,23 @@ export async function localSteps(b: Pick<BuiltReview, "repo" | "request" | "runD
   };
   await fx.tree.prepare(JSON.parse(readFileSync(b.request, "utf8")).head);
   return { steps: new DoctrineSteps(fx, { files }), fx, root: fx.tree.root() };
+}
+
+/** A turn of the example's model script, and the script itself. */
+export type ScriptTurn = {
+  toolCalls?: { tool: string; input: Record<string, unknown> }[];
+  output?: unknown;
+};
+export type ModelScript = { agents: Record<string, ScriptTurn[]> };
+
+/** The example's model script, edited, written next to the run directory; its path. */
+export function editedScript(
+  b: Pick<BuiltReview, "runDir">,
+  edit: (s: ModelScript) => void,
+): string {
+  const s = parseYaml(readFileSync(REVIEW_SCRIPT, "utf8")) as ModelScript;
+  edit(s);
+  const file = join(b.runDir, "..", "model-script.yaml");
+  writeFileSync(file, stringifyYaml(s));
+  return file;
 }

@@ -36,6 +36,12 @@ const verdictSchema = z.object({
       z.object({ test: z.string(), passed: z.boolean(), ran: z.boolean(), evidence: z.string() }),
     )
     .optional(),
+  /** What the failure class was decided from. */
+  failure_evidence: z.string().optional(),
+  /** The content id of the files the pass validated (read back on resume: "the same attempt"). */
+  attempt: z.string().optional(),
+  /** The failing command's output, bounded: what the next pass's Builder is shown. */
+  output: z.string().optional(),
 });
 
 const provenanceSchema = z.object({

@@ -58,6 +58,14 @@ export interface Published {
   tickets: number;
 }
 
+/** What a build pass is told besides the plan. */
+export interface BuildContext {
+  decisions: readonly Decision[];
+  redTests: readonly TestResult<"failed">[];
+  /** The last pass of this run, when it failed. */
+  previous?: Verdict;
+}
+
 /** One test's run: its outcome, whether the output shows it ran, and that evidence. */
 export type TestResult<K extends "failed" | "passed"> = {
   test: string;
@@ -105,15 +113,25 @@ export interface ReviewSteps {
     /** The Planner's one repair turn: its plan and each rule it broke. */
     repair?: DoctrineRepair<ReviewPlan>,
   ): Promise<{ plan: ReviewPlan; markdown: string }>;
-  /** Writes the planned tests and runs them: each must fail before any implementation. */
-  writeRedTests(plan: ReviewPlan, round?: number): Promise<TestResult<"failed">[]>;
+  /**
+   * Writes the planned tests and runs them: each must fail before any implementation. The
+   * TestWriter is shown the decisions of the plan's items: the reason each test must fail.
+   */
+  writeRedTests(
+    plan: ReviewPlan,
+    round?: number,
+    context?: { decisions: readonly Decision[] },
+  ): Promise<TestResult<"failed">[]>;
   /**
    * Puts every file the run changed back as the head has it (an escalation re-plans from the
    * head, so red tests are written and must fail against the old code again). Returns them.
    */
   resetWork?(): Promise<string[]>;
-  /** One implement → validate pass. */
-  build(plan: ReviewPlan, iteration: number): Promise<Verdict>;
+  /**
+   * One implement → validate pass. The Builder is shown what it builds toward: the decisions of
+   * the plan's items, how the red tests failed, and (after a failed pass) why that pass failed.
+   */
+  build(plan: ReviewPlan, iteration: number, context?: BuildContext): Promise<Verdict>;
   /** Files whose content differs from what a composed publish artifact bound (edited since). */
   changedSinceComposed?(artifact: PublishArtifact): Promise<string[]>;
   /** Files changed so far, relative to the repository. */

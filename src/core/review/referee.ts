@@ -38,6 +38,8 @@ export interface Verdict {
   failure_evidence?: string;
   /** A content id of the files the pass validated: the same attempt twice has the same id. */
   attempt?: string;
+  /** A failing pass: the failing command's output, bounded (what the next pass is shown). */
+  output?: string;
 }
 
 export interface RefereeLimits {

@@ -29,6 +29,7 @@ import { failureSignature, observedFailureClass } from "./failure-facts.ts";
 import { type ApprovalEntry, artifactHash } from "./gates.ts";
 import { RunEnd, RunPaused } from "./phase.ts";
 import type {
+  BuildContext,
   PublishArtifact,
   Published,
   ReviewSteps,
@@ -86,6 +87,12 @@ const NAME_PLACEHOLDER = /<name>|\{\{name\}\}|\{name\}/g;
 /** The last lines of a command's output: the evidence a verdict carries. */
 export function outputTail(output: string, lines = 20): string {
   return output.split("\n").slice(-lines).join("\n");
+}
+
+/** A failing command's output as the next build pass is shown it: its last 200 lines, at most 16,000 characters. */
+export function failureOutput(output: string): string {
+  const tail = outputTail(output, 200);
+  return tail.length > 16_000 ? `[…]${tail.slice(-16_000)}` : tail;
 }
 
 /** A unified diff of one file against the head (binary or not UTF-8: named, not shown). */
@@ -256,6 +263,57 @@ export function deciderInput(request: RequestWithProvenance, prior: readonly Dec
  * from a comment) inside its own untrusted-data block, never as a bare string it could take for
  * an instruction. The decisions file keeps them as found.
  */
+/**
+ * The decisions of a plan's items, as the TestWriter and the Builder are shown them: what each
+ * item is and why it is wrong (the reason a planned test must fail). Replies and directions
+ * found in comments are not theirs to see.
+ */
+export function decisionsFor(plan: ReviewPlan, decisions: readonly Decision[]) {
+  return decisions
+    .filter((d) => plan.items.includes(d.item))
+    .map((d) => ({
+      item: d.item,
+      class: d.class,
+      evidence: d.evidence,
+      harm: d.harm,
+      ...(d.path !== undefined ? { path: d.path } : {}),
+    }));
+}
+
+/**
+ * A build pass's input: the plan's fields (an input the ReviewPlan schema still accepts), the
+ * decisions of its items, how each red test failed and, after a failed pass, why it failed.
+ * Test output is the repository's (its tests print what a pull request made them print), so it
+ * reaches the Builder only inside the untrusted-data fence.
+ */
+export function buildInput(plan: ReviewPlan, iteration: number, context?: BuildContext) {
+  const fenced = (id: string, text: string | undefined) =>
+    text === undefined ? undefined : asDataBlock("test-output", id, text).block;
+  const previous = context?.previous;
+  return {
+    ...plan,
+    iteration,
+    decisions: decisionsFor(plan, context?.decisions ?? []),
+    red_tests: (context?.redTests ?? []).map((t) => ({
+      test: t.test,
+      failed: t.failed,
+      ...(t.evidence !== undefined ? { evidence: fenced(t.test, t.evidence) } : {}),
+    })),
+    ...(previous?.status === "fail"
+      ? {
+          previous_failure: {
+            reason: previous.reason,
+            ...(previous.failure_class ? { failure_class: previous.failure_class } : {}),
+            ...(previous.failure_evidence !== undefined
+              ? { failure_evidence: fenced("previous-pass-class", previous.failure_evidence) }
+              : {}),
+            output: fenced("previous-pass", previous.output ?? previous.evidence),
+          },
+        }
+      : {}),
+  };
+}
+
 export function fenceDirections(decisions: readonly Decision[]): Decision[] {
   return decisions.map((d) => ({
     ...d,
@@ -640,11 +698,18 @@ export class DoctrineSteps implements ReviewSteps {
     };
   }
 
-  async writeRedTests(plan: ReviewPlan, round = 1): Promise<TestResult<"failed">[]> {
+  async writeRedTests(
+    plan: ReviewPlan,
+    round = 1,
+    context: { decisions: readonly Decision[] } = { decisions: [] },
+  ): Promise<TestResult<"failed">[]> {
+    // The plan's fields as they are (an input the ReviewPlan schema still accepts), and the
+    // decisions of its items: the reason each test must fail.
+    const input = { ...plan, decisions: decisionsFor(plan, context.decisions) };
     await this.agent(
       "TestWriter",
       round === 1 ? "red-tests" : `red-tests-${round}`,
-      plan,
+      input,
       plan.test_files,
     );
     const out: TestResult<"failed">[] = [];
@@ -655,8 +720,13 @@ export class DoctrineSteps implements ReviewSteps {
     return out;
   }
 
-  async build(plan: ReviewPlan, iteration: number): Promise<Verdict> {
-    await this.agent("Builder", `build-${iteration}`, plan, plan.files);
+  async build(plan: ReviewPlan, iteration: number, context?: BuildContext): Promise<Verdict> {
+    await this.agent(
+      "Builder",
+      `build-${iteration}`,
+      buildInput(plan, iteration, context),
+      plan.files,
+    );
     const facts = await this.repoFacts();
     const suite = await this.sh(await this.command("test"), {}, "test");
     const gates: NonNullable<Verdict["gates"]> = [
@@ -717,6 +787,7 @@ export class DoctrineSteps implements ReviewSteps {
         ? `the ${failing.gate} command timed out`
         : `the ${failing.gate} command exited ${failing.code}`,
       evidence: tail,
+      output: failureOutput(failing.output),
       failure_signature: signature,
     };
   }

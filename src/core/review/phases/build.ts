@@ -32,11 +32,13 @@ function sameAttemptFailingDifferently(verdict: Verdict, previous: Verdict | und
 
 export const buildPhase: PhaseDefinition<"build"> = {
   name: "build",
-  reads: ["plan.json", "red-tests.json"],
+  reads: ["plan.json", "red-tests.json", "decisions.json"],
   optionalReads: ["verdict-<n>.json"],
   writes: ["verdict.json", "verdict-<n>.json"],
   async run(ctx) {
     const plan = await ctx.read("plan.json");
+    const { decisions } = await ctx.read("decisions.json");
+    const redTests = (await ctx.read("red-tests.json")).tests;
     // The loop's history survives a restart: it is the verdict files of this run.
     const history: Verdict[] = [];
     for (let i = 1; i <= ctx.state().build.iteration; i++) {
@@ -46,9 +48,14 @@ export const buildPhase: PhaseDefinition<"build"> = {
     for (;;) {
       const { build } = ctx.state();
       const iteration = build.iteration + 1;
+      const last = history.at(-1);
       const verdict = sameAttemptFailingDifferently(
-        await ctx.ports.steps.build(plan, iteration),
-        history.at(-1),
+        await ctx.ports.steps.build(plan, iteration, {
+          decisions,
+          redTests,
+          ...(last?.status === "fail" ? { previous: last } : {}),
+        }),
+        last,
       );
       await ctx.write("verdict-<n>.json", verdict, iteration);
       await ctx.write("verdict.json", verdict);

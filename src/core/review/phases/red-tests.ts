@@ -3,12 +3,15 @@ import { end, type PhaseDefinition } from "../phase.ts";
 
 export const redTestsPhase: PhaseDefinition<"red-tests"> = {
   name: "red-tests",
-  reads: ["plan.json"],
+  reads: ["plan.json", "decisions.json"],
   optionalReads: [],
   writes: ["red-tests.json"],
   async run(ctx) {
     const plan = await ctx.read("plan.json");
-    const results = await ctx.ports.steps.writeRedTests(plan, ctx.state().build.escalations + 1);
+    const { decisions } = await ctx.read("decisions.json");
+    const results = await ctx.ports.steps.writeRedTests(plan, ctx.state().build.escalations + 1, {
+      decisions,
+    });
     await ctx.write("red-tests.json", { tests: results });
     // First: did they run at all? A command that ran no test (a renamed test, a pattern matching
     // nothing) exits 0 or fails without any test having failed.
