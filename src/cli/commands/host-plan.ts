@@ -9,7 +9,12 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
-import { HOST_PATHS, isHostPath, WORKFLOWS_DIR } from "../../core/hosts/host-paths.ts";
+import {
+  COPILOT_HOOKS_DIR,
+  HOST_PATHS,
+  isHostPath,
+  WORKFLOWS_DIR,
+} from "../../core/hosts/host-paths.ts";
 import { hostPlanJson, hostPlanSummary, hostPlanText } from "../../core/hosts/host-plan.ts";
 import { HOST_KINDS, hostAgentsOf, planHosts } from "../../core/hosts/hosts.ts";
 import { diagnosticsToJson, renderDiagnosticsText } from "../../core/render/diagnostics-text.ts";
@@ -20,8 +25,12 @@ import { type CliIo, UsageError, useColor } from "../io.ts";
 /** The host configuration files present in `root` (links included, to be refused by name). */
 export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
-  const workflows = await readdir(join(root, WORKFLOWS_DIR)).catch(() => [] as string[]);
-  for (const p of [...HOST_PATHS, ...workflows.sort().map((n) => `${WORKFLOWS_DIR}/${n}`)]) {
+  const listed: string[] = [];
+  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR]) {
+    const names = await readdir(join(root, dir)).catch(() => [] as string[]);
+    listed.push(...names.sort().map((n) => `${dir}/${n}`));
+  }
+  for (const p of [...HOST_PATHS, ...listed]) {
     if (!isHostPath(p)) continue;
     try {
       const st = await lstat(join(root, p));
@@ -66,7 +75,13 @@ export async function hostPlanCommand(
     head.push({ path, text: await readFile(full, "utf8") });
   }
   const base = options.against === undefined ? [] : await hostFilesAt(root, options.against);
-  const hosts = HOST_KINDS.filter((k) => present.some((p) => k.owns(p)))
+  // A host is named when a file of its own is read (Copilot also reads Claude Code's files).
+  const hosts = HOST_KINDS.filter(
+    (k) =>
+      present.some((p) => k.owns(p)) &&
+      (k.agentOf(head.filter((f) => k.owns(f.path))) !== undefined ||
+        head.every((f) => !k.owns(f.path))),
+  )
     .map((k) => k.label)
     .join(", ");
   io.stderr(
@@ -102,10 +117,15 @@ export async function hostFilesAt(root: string, revision: string): Promise<HostF
   const out: HostFile[] = [];
   const at = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const { tree } = await resolveTree(top, revision);
-  const workflows = (await listTree(top, tree, at(WORKFLOWS_DIR)))
-    .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))
-    .filter((p) => isHostPath(p) && !HOST_PATHS.includes(p));
-  for (const path of [...HOST_PATHS, ...workflows.sort()]) {
+  const listed: string[] = [];
+  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR])
+    listed.push(
+      ...(await listTree(top, tree, at(dir)))
+        .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))
+        .filter((p) => isHostPath(p) && !HOST_PATHS.includes(p))
+        .sort(),
+    );
+  for (const path of [...HOST_PATHS, ...listed]) {
     const r = await readFileAtRevision(top, revision, at(path));
     if (r.kind === "file") out.push({ path, text: r.text });
   }

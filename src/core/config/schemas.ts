@@ -102,6 +102,11 @@ export const projectSpec = z
                 "codex",
                 "claude-code-action",
                 "gh-aw",
+                "copilot",
+                "copilot-local",
+                "copilot-mcp",
+                "copilot-managed",
+                "copilot-hooks",
               ])
               .describe("The host that reads the file."),
             path: z

@@ -162,7 +162,7 @@ const UNCONSULTED_PATH_TOOLS = new Set(["Write", "Glob", "MultiEdit", "NotebookE
  * Bash rules whose allowed prefix runs any other command (a package runner, a container, a
  * shell, xargs), or an action beyond its name (`gh pr review` approves as well as comments).
  */
-const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
+export const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
   [/^(npx|pnpx|bunx|uvx|pipx run)\b/, "runs any package's program, fetched from the registry"],
   [/^docker (exec|run)\b/, "runs any command in a container"],
   [/^(ba|z|da|k)?sh -c\b/, "runs any shell command"],
@@ -216,36 +216,9 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
     );
     return;
   }
-  for (const list of LISTS) {
-    const node = child(permissions, list);
-    if (node === undefined) continue;
-    if (node.type !== "array") {
-      out.diagnostics.push(
-        diagnostic(
-          "TF6002",
-          spanOf(file, node.offset, node.length),
-          `\`permissions.${list}\` must be a list of rules`,
-        ),
-      );
-      continue;
-    }
-    for (const entry of node.children ?? []) {
-      const span = spanOf(file, entry.offset, entry.length);
-      if (entry.type !== "string") {
-        out.diagnostics.push(
-          diagnostic(
-            "TF6002",
-            span,
-            `an entry of \`permissions.${list}\` must be a rule written as a string`,
-          ),
-        );
-        continue;
-      }
-      const text = String(getNodeValue(entry));
-      const rule = readRule(text, list, span, out.diagnostics);
-      if (rule) out.rules[list].push(rule);
-    }
-  }
+  readRuleLists(file, permissions, out.diagnostics, out.rules, (text, list, span) =>
+    readRule(text, list, span, out.diagnostics),
+  );
   const mode = child(permissions, "defaultMode");
   if (mode !== undefined) {
     const span = spanOf(file, mode.offset, mode.length);
@@ -259,6 +232,49 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
         ),
       );
     else out.defaultMode = { value, span };
+  }
+}
+
+/**
+ * The `allow`, `ask` and `deny` lists of one file's `permissions`, each string entry read as a
+ * rule by the host's own reader (`read`), added to `into`; anything else is TF6002.
+ */
+export function readRuleLists(
+  file: HostFile,
+  permissions: Node | undefined,
+  diagnostics: Diagnostic[],
+  into: Record<RuleList, LocatedRule[]>,
+  read: (text: string, list: RuleList, span: Span) => LocatedRule | undefined,
+): void {
+  for (const list of LISTS) {
+    const node = child(permissions, list);
+    if (node === undefined) continue;
+    if (node.type !== "array") {
+      diagnostics.push(
+        diagnostic(
+          "TF6002",
+          spanOf(file, node.offset, node.length),
+          `\`permissions.${list}\` must be a list of rules`,
+        ),
+      );
+      continue;
+    }
+    for (const entry of node.children ?? []) {
+      const span = spanOf(file, entry.offset, entry.length);
+      if (entry.type !== "string") {
+        diagnostics.push(
+          diagnostic(
+            "TF6002",
+            span,
+            `an entry of \`permissions.${list}\` must be a rule written as a string`,
+          ),
+        );
+        continue;
+      }
+      const text = String(getNodeValue(entry));
+      const rule = read(text, list, span);
+      if (rule) into[list].push(rule);
+    }
   }
 }
 
@@ -416,7 +432,10 @@ function readRule(
 }
 
 /** An allow or ask rule a broader deny covers never takes effect (deny wins whatever its order). */
-function shadowed(out: ClaudeSettings): void {
+export function shadowed(out: {
+  rules: Record<RuleList, LocatedRule[]>;
+  diagnostics: Diagnostic[];
+}): void {
   for (const list of ["allow", "ask"] as const)
     for (const r of out.rules[list]) {
       const by = out.rules.deny.find((d) => ruleContains(d, r));

@@ -12,8 +12,38 @@ export const MCP_JSON = ".mcp.json";
 /** OpenAI Codex's project configuration. */
 export const CODEX_CONFIG = ".codex/config.toml";
 
+/** GitHub Copilot's repository settings, then its local (personal, uncommitted) overrides. */
+export const COPILOT_SETTINGS_PATHS = [
+  ".github/copilot/settings.json",
+  ".github/copilot/settings.local.json",
+];
+
+/** The MCP servers Copilot CLI reads from a repository besides `.mcp.json`. */
+export const COPILOT_MCP_JSON = ".github/mcp.json";
+
+/**
+ * Where a project lists a file of Copilot's managed settings (`managed-settings.json`, deployed
+ * to /etc/github-copilot/ and its platform equivalents): only through `spec.hosts`, since no
+ * repository path is conventional for it.
+ */
+export const COPILOT_MANAGED_ROLE = "github-copilot/managed-settings.json";
+
+/** Copilot's repository hooks directory: every `*.json` in it is a hooks file. */
+export const COPILOT_HOOKS_DIR = ".github/hooks";
+
+/** Whether a path is one of Copilot's repository hooks files. */
+export function isCopilotHooksPath(path: string): boolean {
+  return /^\.github\/hooks\/[^/]+\.json$/.test(path);
+}
+
 /** Every host configuration file a project or a plan reads, by its conventional path. */
-export const HOST_PATHS = [...CLAUDE_SETTINGS_PATHS, MCP_JSON, CODEX_CONFIG];
+export const HOST_PATHS = [
+  ...CLAUDE_SETTINGS_PATHS,
+  MCP_JSON,
+  CODEX_CONFIG,
+  ...COPILOT_SETTINGS_PATHS,
+  COPILOT_MCP_JSON,
+];
 
 /** GitHub workflow files, where claude-code-action steps (and gh-aw workflows) live. */
 export const WORKFLOWS_DIR = ".github/workflows";
@@ -30,7 +60,12 @@ export function isGhAwPath(path: string): boolean {
 
 /** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
-  return HOST_PATHS.includes(path) || isWorkflowPath(path) || isGhAwPath(path);
+  return (
+    HOST_PATHS.includes(path) ||
+    isWorkflowPath(path) ||
+    isGhAwPath(path) ||
+    isCopilotHooksPath(path)
+  );
 }
 
 /**
@@ -57,6 +92,12 @@ export const HOST_KIND_ROLES: Readonly<Record<string, (path: string) => string>>
   "claude-code-action": (p) =>
     `${WORKFLOWS_DIR}/${p.slice(p.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")}.yml`,
   "gh-aw": (p) => `${WORKFLOWS_DIR}/${p.slice(p.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")}.md`,
+  copilot: () => COPILOT_SETTINGS_PATHS[0] as string,
+  "copilot-local": () => COPILOT_SETTINGS_PATHS[1] as string,
+  "copilot-mcp": () => COPILOT_MCP_JSON,
+  "copilot-managed": () => COPILOT_MANAGED_ROLE,
+  "copilot-hooks": (p) =>
+    `${COPILOT_HOOKS_DIR}/${p.slice(p.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")}.json`,
 };
 
 /** A file as a host reads it: the conventional path it stands for (its own, unless listed). */

@@ -13,6 +13,13 @@ import {
 } from "./claude-code-action.ts";
 import type { HostFile } from "./claude-settings.ts";
 import { CODEX_AGENT, codexAgent, codexChanges, readCodexConfig } from "./codex-config.ts";
+import {
+  COPILOT_AGENT,
+  copilotAgent,
+  copilotChanges,
+  isCopilotPath,
+  readCopilot,
+} from "./copilot-settings.ts";
 import { ghAwAgent, ghAwAgentName, ghAwChanges, readGhAw } from "./gh-aw.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
 import {
@@ -76,6 +83,21 @@ export const HOST_KINDS: readonly HostKind[] = [
     plan: oneFilePlan(readCodexConfig, codexChanges, (files) =>
       files.find((x) => roleOf(x) === CODEX_CONFIG),
     ),
+  },
+  {
+    label: "GitHub Copilot",
+    owns: isCopilotPath,
+    agentName: () => COPILOT_AGENT,
+    agentOf: copilotAgent,
+    plan: (agent, base, head) => {
+      const after = readCopilot(head);
+      return {
+        agent,
+        files: head.map((f) => f.path),
+        changes: copilotChanges(readCopilot(base), after),
+        diagnostics: after.diagnostics,
+      };
+    },
   },
   {
     label: "claude-code-action",

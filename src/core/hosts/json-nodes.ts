@@ -60,11 +60,13 @@ export function parseStrictJson(
   consequence: string,
   diagnostics: Diagnostic[],
   hint?: string,
+  /** The host reads JSON with comments and trailing commas (Copilot's settings files). */
+  jsonc = false,
 ): Node | undefined {
   const errors: ParseError[] = [];
   let root: Node | undefined;
   try {
-    root = parseTree(file.text, errors, { disallowComments: true, allowTrailingComma: false });
+    root = parseTree(file.text, errors, { disallowComments: !jsonc, allowTrailingComma: jsonc });
   } catch (e) {
     // Nesting deeper than the parser's stack: no host configuration is written that way, and
     // what it says cannot be read here.
@@ -84,7 +86,7 @@ export function parseStrictJson(
     diagnostic(
       "TF6001",
       spanOf(file, e?.offset ?? 0, e?.length ?? 1),
-      `${file.path} is not the strict JSON the host reads${e ? ` (${printParseErrorCode(e.error)})` : ""}: ${consequence}`,
+      `${file.path} is not the ${jsonc ? "JSON" : "strict JSON"} the host reads${e ? ` (${printParseErrorCode(e.error)})` : ""}: ${consequence}`,
       hint ? { hint } : {},
     ),
   );
@@ -117,4 +119,34 @@ export function keyLine(lines: ReadonlyMap<string, number> | undefined, key: str
     if (line !== undefined) return line;
   }
   return 1;
+}
+
+/** A value found in a host file: where its key is written. */
+export interface Located {
+  value: unknown;
+  file: string;
+  line: number;
+}
+
+/**
+ * An object's leaves by dotted key (`sandbox.auth.git`), each with the line its key is on; a list
+ * is one leaf, and so is an empty object. A key written twice is its last value.
+ */
+export function leaves(file: HostFile, node: Node, prefix = "", out = new Map<string, Located>()) {
+  const last = new Map<string, [Node, Node]>();
+  for (const p of node.children ?? []) {
+    const [k, v] = p.children ?? [];
+    if (k && v) last.set(String(k.value), [k, v]);
+  }
+  for (const [name, [k, v]] of last) {
+    const key = prefix ? `${prefix}.${name}` : name;
+    if (v.type === "object" && (v.children ?? []).length > 0) leaves(file, v, key, out);
+    else
+      out.set(key, {
+        value: getNodeValue(v),
+        file: file.path,
+        line: spanOf(file, k.offset, k.length).line,
+      });
+  }
+  return out;
 }
