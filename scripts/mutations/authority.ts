@@ -548,7 +548,7 @@ export const AUTHORITY: Mutation[] = [
     group: "hosts",
     guard: "a settings file with a comment is refused as the host refuses it, its rules not read",
     file: "src/core/hosts/json-nodes.ts",
-    find: "disallowComments: true,",
+    find: "disallowComments: !jsonc,",
     replace: "disallowComments: false,",
     test: "__tests__/claude-settings.test.ts",
     filter: "a file the host refuses",
