@@ -138,6 +138,30 @@ describe("Host/claude-code under policies", () => {
     expect(asked.ok, JSON.stringify(asked.diagnostics)).toBe(true);
   });
 
+  it("a hook and an enabled plugin run commands unasked: requireApproval refuses them; a plugin set false runs nothing", () => {
+    const rule = doc(
+      "Policy",
+      "ask-first",
+      "  rules:\n    - requireApproval: { effect: process.exec }\n",
+    );
+    const hooked = validateProject(
+      files({
+        "p.yaml": rule,
+        ".claude/settings.json": settings(
+          {},
+          {
+            hooks: { PostToolUse: [{ hooks: [{ type: "command", command: "npm run fmt" }] }] },
+            enabledPlugins: { "on@tools": true, "off@tools": false },
+          },
+        ),
+      }),
+    );
+    const messages = hooked.diagnostics.map((d) => d.message).join("\n");
+    expect(messages).toContain("through hooks.PostToolUse");
+    expect(messages).toContain("through enabledPlugins.on@tools");
+    expect(messages).not.toContain("off@tools");
+  });
+
   it("a forbid for every agent (`*`) covers the host agent too", () => {
     const v = validateProject(
       files({

@@ -908,4 +908,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/copilot-settings.test.ts",
     filter: "the local file wins",
   },
+  {
+    group: "hosts",
+    guard: "Claude Code: each hook (kept per event) and each enabled plugin is autonomous process.exec in the bound",
+    file: "src/core/hosts/host-agents.ts",
+    find: '      top === "hooks" ||\n',
+    replace: '      key === "hooks" ||\n',
+    test: "__tests__/host-agents.test.ts",
+    filter: "a hook and an enabled plugin run commands unasked",
+  },
 ];

@@ -205,9 +205,12 @@ export function claudeCodeBound(
     );
   }
   for (const [key, value] of settings.settings) {
+    // Hooks and plugins are kept per event and per plugin (`hooks.PreToolUse`); a plugin set
+    // false runs nothing (both scopes' values are kept: any `true` enables it).
+    const top = key.split(".")[0];
     const runs =
-      key === "hooks" ||
-      key === "enabledPlugins" ||
+      top === "hooks" ||
+      (top === "enabledPlugins" && (value.json ?? "").split("\u0000").includes("true")) ||
       key === "extraKnownMarketplaces" ||
       ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper"].includes(
         key,
