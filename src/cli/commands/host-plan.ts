@@ -6,10 +6,11 @@
  * `Host/codex`: core/hosts/hosts.ts). stderr names the files read and their hosts.
  */
 import { lstat, readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
 import {
+  CLAUDE_MARKDOWN_DIRS,
   COPILOT_HOOKS_DIR,
   HOST_PATHS,
   isHostPath,
@@ -29,6 +30,11 @@ export async function hostFilesIn(root: string): Promise<string[]> {
   for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR]) {
     const names = await readdir(join(root, dir)).catch(() => [] as string[]);
     listed.push(...names.sort().map((n) => `${dir}/${n}`));
+  }
+  // Commands nest in namespaces, skills in a directory each: listed in full (links not followed).
+  for (const dir of CLAUDE_MARKDOWN_DIRS) {
+    const names = await readdir(join(root, dir), { recursive: true }).catch(() => [] as string[]);
+    listed.push(...names.map((n) => `${dir}/${n.split(sep).join("/")}`).sort());
   }
   for (const p of [...HOST_PATHS, ...listed]) {
     if (!isHostPath(p)) continue;
@@ -118,7 +124,7 @@ export async function hostFilesAt(root: string, revision: string): Promise<HostF
   const at = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const { tree } = await resolveTree(top, revision);
   const listed: string[] = [];
-  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR])
+  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR, ...CLAUDE_MARKDOWN_DIRS])
     listed.push(
       ...(await listTree(top, tree, at(dir)))
         .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))

@@ -226,6 +226,9 @@ function callsUnresolvedGrant(
 function hostRuleHint(v: ProjectAnalysis["violations"][number]): string | undefined {
   if (!v.agent.startsWith("Host/")) return undefined;
   const rule = /^(allow|ask) (.*)$/s.exec(v.tool);
+  // A command's, skill's or workflow step's pre-approved tools live in its own list.
+  if (rule && v.grantSpan.file.endsWith(".md"))
+    return `remove \`${rule[2]}\` from allowed-tools in ${v.grantSpan.file}, or change the policy`;
   if (rule)
     return v.rule === "forbid"
       ? `remove \`${rule[2]}\` from permissions.${rule[1]} in ${v.grantSpan.file}, or change the policy`

@@ -31,7 +31,13 @@ import {
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
-import { type ClaudeRule, parseClaudeRule, type RuleList, ruleChanges } from "./claude-rules.ts";
+import {
+  type ClaudeRule,
+  parseClaudeRule,
+  type RuleList,
+  ruleChanges,
+  splitToolList,
+} from "./claude-rules.ts";
 import { type HostChange, MODE_RANK } from "./claude-settings.ts";
 import { effectOfTool, type HostAgent } from "./host-agents.ts";
 import type { HostFile } from "./json-nodes.ts";
@@ -301,26 +307,6 @@ const ACCUMULATING = new Map<string, RuleList>([
   ["disallowedTools", "deny"],
   ["disallowed-tools", "deny"],
 ]);
-
-/**
- * A tool list as Claude Code reads `--allowedTools`: split on commas and on spaces, except
- * inside parentheses (`Bash(git log *)` stays one rule).
- */
-export function splitToolList(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let word = "";
-  for (const ch of value) {
-    if (ch === "(") depth++;
-    else if (ch === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
-      if (word.trim() !== "") out.push(word.trim());
-      word = "";
-    } else word += ch;
-  }
-  if (word.trim() !== "") out.push(word.trim());
-  return out;
-}
 
 /** The shell's operator characters and the private-use characters they stand in for. */
 const META = [..."()|&;<>"].map((c, i) => [c, String.fromCharCode(0xe000 + i)] as const);

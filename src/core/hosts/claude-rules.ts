@@ -302,3 +302,23 @@ function removedDirection(
         : "a removed ask lets what it gated run without asking where an allow or the mode permits",
   };
 }
+
+/**
+ * A tool list as Claude Code reads `--allowedTools`: split on commas and on spaces, except
+ * inside parentheses (`Bash(git log *)` stays one rule).
+ */
+export function splitToolList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let word = "";
+  for (const ch of value) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
+      if (word.trim() !== "") out.push(word.trim());
+      word = "";
+    } else word += ch;
+  }
+  if (word.trim() !== "") out.push(word.trim());
+  return out;
+}

@@ -17,6 +17,8 @@ import {
   ruleChanges,
   ruleContains,
 } from "./claude-rules.ts";
+import { readClaudeMarkdown } from "./claude-markdown.ts";
+import { isClaudeMarkdownPath, roleOf } from "./host-paths.ts";
 import { child, type HostFile, own, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
 
 export type { HostFile } from "./json-nodes.ts";
@@ -122,6 +124,14 @@ const TRACKED: readonly {
     what: `\`${key}\` runs a shell command`,
   })),
   { key: "sandbox", path: ["sandbox"], kind: "any", what: "the sandbox Bash commands run in" },
+  // Read from `.claude/agents/<name>.md` (claude-markdown.ts), never from a settings file: a
+  // subagent's hooks and MCP servers run programs (its permissionMode is ordered apart).
+  {
+    key: "subagents",
+    path: ["\u0000subagents"],
+    kind: "command",
+    what: "a subagent's hooks or MCP servers run programs",
+  },
   // Where prompts go (ANTHROPIC_BASE_URL), a proxy, a prefix run before every command.
   {
     key: "env",
@@ -130,6 +140,9 @@ const TRACKED: readonly {
     what: "the environment the host and its commands run with",
   },
 ];
+
+/** A subagent's permission mode, compared by the modes' order. */
+export const SUBAGENT_MODE = /^subagents\.[^.]+\.permissionMode$/;
 
 /** Two scopes' values of one key, both kept (the shared file's first). */
 const merged = (earlier: string | undefined, json: string) =>
@@ -185,6 +198,18 @@ export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
 }
 
 function readOne(file: HostFile, out: ClaudeSettings): void {
+  if (isClaudeMarkdownPath(roleOf(file))) {
+    // A command's or skill's pre-approved tools are allow rules; a subagent's mode, hooks and
+    // servers are settings of their own.
+    const md = readClaudeMarkdown(file, roleOf(file));
+    out.diagnostics.push(...md.diagnostics);
+    for (const a of md.allow) {
+      const rule = readRule(a.text, "allow", a.span, out.diagnostics);
+      if (rule) out.rules.allow.push(rule);
+    }
+    for (const x of md.settings) out.settings.set(x.key, { json: x.json, span: x.span });
+    return;
+  }
   const root = parseStrictJson(
     file,
     "the host ignores the whole file, so none of its rules apply",
@@ -526,6 +551,25 @@ function settingChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[
     if (!t) continue;
     const was = base.settings.get(key);
     const now = head.settings.get(key);
+    if (SUBAGENT_MODE.test(key)) {
+      if (was?.json === now?.json) continue;
+      const mode = (x: typeof was) =>
+        x?.json === undefined ? "default" : String(JSON.parse(x.json) ?? "default");
+      const before = own(MODE_RANK, mode(was));
+      const after = own(MODE_RANK, mode(now));
+      // The same mode is no change; a mode the host does not document cannot be ordered.
+      const rise = after === undefined || before === undefined ? 1 : after - before;
+      const at = (now ?? was)?.span;
+      out.push({
+        direction: mode(now) === mode(was) ? "neutral" : rise < 0 ? "narrowed" : "widened",
+        key,
+        change: now === undefined ? "removed" : was === undefined ? "added" : "changed",
+        file: at?.file ?? "",
+        line: at?.line ?? 0,
+        reason: `the subagent's tool uses run in ${JSON.stringify(mode(now))} instead of ${JSON.stringify(mode(was))}${rise === 0 ? " (the two are not ordered)" : ""}`,
+      });
+      continue;
+    }
     const at = (now ?? was)?.span;
     const row = (
       direction: HostChange["direction"],

@@ -26,8 +26,13 @@ import type { Diagnostic, Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, parseClaudeRule, ruleContains } from "./claude-rules.ts";
-import { type ClaudeSettings, type HostFile, readClaudeSettings } from "./claude-settings.ts";
-import { CLAUDE_SETTINGS_PATHS, MCP_JSON, roleOf } from "./host-paths.ts";
+import {
+  type ClaudeSettings,
+  type HostFile,
+  readClaudeSettings,
+  SUBAGENT_MODE,
+} from "./claude-settings.ts";
+import { CLAUDE_SETTINGS_PATHS, isClaudeMarkdownPath, MCP_JSON, roleOf } from "./host-paths.ts";
 import { type McpConfig, readMcpJson } from "./mcp-json.ts";
 
 export {
@@ -74,7 +79,10 @@ export function effectOfTool(tool: string): string | undefined {
 
 /** The host's agent for a project's files (those at HOST_PATHS), or undefined when it has none. */
 export function claudeCodeAgent(files: readonly HostFile[]): HostAgent | undefined {
-  const settingsFiles = CLAUDE_SETTINGS_PATHS.flatMap((p) => files.filter((f) => roleOf(f) === p));
+  const settingsFiles = [
+    ...CLAUDE_SETTINGS_PATHS.flatMap((p) => files.filter((f) => roleOf(f) === p)),
+    ...files.filter((f) => isClaudeMarkdownPath(roleOf(f))),
+  ];
   const mcpFile = files.find((f) => roleOf(f) === MCP_JSON);
   if (settingsFiles.length === 0 && mcpFile === undefined) return undefined;
   const settings = readClaudeSettings(settingsFiles);
@@ -217,6 +225,16 @@ export function claudeCodeBound(
       ) ||
       key === "statusLine";
     if (runs) add("process.exec", "autonomous", key, value.span);
+    // A subagent's mode decides its tool uses as the session's mode does; its hooks and
+    // servers run programs.
+    if (SUBAGENT_MODE.test(key)) {
+      const mode = value.json === undefined ? undefined : String(JSON.parse(value.json));
+      for (const [tool, m] of modeEntries(mode)) {
+        if (denied({ text: tool, tool })) continue;
+        add(effectOfTool(tool), m, `${key} ${mode}: ${tool}`, value.span);
+      }
+    } else if (/^subagents\.[^.]+\.(hooks|mcpServers)$/.test(key) && value.json !== "null")
+      add("process.exec", "autonomous", key, value.span);
     if (key === "permissions.additionalDirectories")
       for (const dir of value.items ?? [])
         add("workspace.read", "autonomous", `additionalDirectories ${dir}`, value.span);

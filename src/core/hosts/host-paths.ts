@@ -36,6 +36,27 @@ export function isCopilotHooksPath(path: string): boolean {
   return /^\.github\/hooks\/[^/]+\.json$/.test(path);
 }
 
+/** Claude Code's slash commands (namespaced in subdirectories) and skills. */
+export function isClaudeCommandPath(path: string): boolean {
+  return (
+    /^\.claude\/commands\/(?:[^/]+\/)*[^/]+\.md$/.test(path) ||
+    /^\.claude\/skills\/[^/]+\/SKILL\.md$/.test(path)
+  );
+}
+
+/** Claude Code's project subagents. */
+export function isClaudeAgentPath(path: string): boolean {
+  return /^\.claude\/agents\/[^/]+\.md$/.test(path);
+}
+
+/** The Markdown files through which a repository gives Claude Code authority (claude-markdown.ts). */
+export function isClaudeMarkdownPath(path: string): boolean {
+  return isClaudeCommandPath(path) || isClaudeAgentPath(path);
+}
+
+/** The directories those files live in, listed (recursively) to find them. */
+export const CLAUDE_MARKDOWN_DIRS = [".claude/commands", ".claude/skills", ".claude/agents"];
+
 /** Every host configuration file a project or a plan reads, by its conventional path. */
 export const HOST_PATHS = [
   ...CLAUDE_SETTINGS_PATHS,
@@ -64,7 +85,8 @@ export function isHostPath(path: string): boolean {
     HOST_PATHS.includes(path) ||
     isWorkflowPath(path) ||
     isGhAwPath(path) ||
-    isCopilotHooksPath(path)
+    isCopilotHooksPath(path) ||
+    isClaudeMarkdownPath(path)
   );
 }
 

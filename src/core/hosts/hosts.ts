@@ -25,6 +25,7 @@ import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agent
 import {
   CLAUDE_SETTINGS_PATHS,
   CODEX_CONFIG,
+  isClaudeMarkdownPath,
   isGhAwPath,
   isWorkflowPath,
   MCP_JSON,
@@ -72,7 +73,8 @@ function oneFilePlan<T extends { diagnostics: HostPlan["diagnostics"] }>(
 export const HOST_KINDS: readonly HostKind[] = [
   {
     label: "Claude Code",
-    ...fixed([...CLAUDE_SETTINGS_PATHS, MCP_JSON], CLAUDE_CODE_AGENT),
+    owns: (p) => [...CLAUDE_SETTINGS_PATHS, MCP_JSON].includes(p) || isClaudeMarkdownPath(p),
+    agentName: () => CLAUDE_CODE_AGENT,
     agentOf: claudeCodeAgent,
     plan: (_agent, base, head) => planClaudeCode(base, head),
   },
