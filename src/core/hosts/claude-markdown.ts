@@ -16,7 +16,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import { splitToolList } from "./claude-rules.ts";
 import { isClaudeAgentPath } from "./host-paths.ts";
-import type { HostFile } from "./json-nodes.ts";
+import { type HostFile, lineSpan } from "./json-nodes.ts";
 
 export interface MarkdownAuthority {
   /** Allow rules the file pre-approves (`allowed-tools`), each where it is written. */
@@ -26,13 +26,7 @@ export interface MarkdownAuthority {
   diagnostics: Diagnostic[];
 }
 
-const at = (file: string, line: number): Span => ({
-  file,
-  line,
-  column: 1,
-  endLine: line,
-  endColumn: 1,
-});
+const at = lineSpan;
 
 /** The subagent's name as its file gives it (`.claude/agents/reviewer.md` → `reviewer`). */
 const agentName = (path: string) => path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/, "");

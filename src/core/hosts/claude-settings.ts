@@ -10,6 +10,7 @@
  */
 import { getNodeValue, type Node } from "jsonc-parser";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
+import { readClaudeMarkdown } from "./claude-markdown.ts";
 import {
   type ClaudeRule,
   parseClaudeRule,
@@ -17,7 +18,6 @@ import {
   ruleChanges,
   ruleContains,
 } from "./claude-rules.ts";
-import { readClaudeMarkdown } from "./claude-markdown.ts";
 import { isClaudeMarkdownPath, roleOf } from "./host-paths.ts";
 import { child, type HostFile, own, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
 
@@ -175,7 +175,7 @@ const UNCONSULTED_PATH_TOOLS = new Set(["Write", "Glob", "MultiEdit", "NotebookE
  * Bash rules whose allowed prefix runs any other command (a package runner, a container, a
  * shell, xargs), or an action beyond its name (`gh pr review` approves as well as comments).
  */
-export const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
+const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
   [/^(npx|pnpx|bunx|uvx|pipx run)\b/, "runs any package's program, fetched from the registry"],
   [/^docker (exec|run)\b/, "runs any command in a container"],
   [/^(ba|z|da|k)?sh -c\b/, "runs any shell command"],
@@ -184,6 +184,24 @@ export const WIDER_THAN_IT_LOOKS: readonly [RegExp, string][] = [
   [/^gh pr review\b/, "also approves a pull request (--approve)"],
   [/^(python3?|node|ruby|perl) -(c|e)\b/, "runs any program given inline"],
 ];
+
+/** TF6005 for a command rule whose prefix runs more than its name says (WIDER_THAN_IT_LOOKS). */
+export function widerThanItLooks(
+  text: string,
+  command: string,
+  span: Span,
+  diagnostics: Diagnostic[],
+): void {
+  for (const [pattern, what] of WIDER_THAN_IT_LOOKS)
+    if (pattern.test(command))
+      diagnostics.push(
+        diagnostic(
+          "TF6005",
+          span,
+          `${JSON.stringify(text)} allows more than it looks: \`${command.split(/\s+/).slice(0, 2).join(" ")}\` ${what}`,
+        ),
+      );
+}
 
 /** Reads the settings files of one repository, least specific first (shared, then local). */
 export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
@@ -432,16 +450,7 @@ function readRule(
     );
   if (parsed.tool === "Bash" && parsed.specifier !== undefined) {
     const spec = parsed.specifier.trim();
-    if (list !== "deny")
-      for (const [pattern, what] of WIDER_THAN_IT_LOOKS)
-        if (pattern.test(spec))
-          diagnostics.push(
-            diagnostic(
-              "TF6005",
-              span,
-              `${JSON.stringify(text)} allows more than it looks: \`${spec.split(/\s+/).slice(0, 2).join(" ")}\` ${what}`,
-            ),
-          );
+    if (list !== "deny") widerThanItLooks(text, spec, span, diagnostics);
     // `:*` is the legacy prefix form only at the very end; anywhere else the colon is literal.
     if (/:\*./.test(spec))
       diagnostics.push(

@@ -35,7 +35,7 @@ import {
   type LocatedRule,
   readRuleLists,
   shadowed,
-  WIDER_THAN_IT_LOOKS,
+  widerThanItLooks,
 } from "./claude-settings.ts";
 import type { HostAgent } from "./host-agents.ts";
 import {
@@ -52,6 +52,7 @@ import {
   type HostFile,
   type Located,
   leaves,
+  lineSpan,
   own,
   parseStrictJson,
   spanOf,
@@ -195,13 +196,7 @@ export interface CopilotConfig {
   diagnostics: Diagnostic[];
 }
 
-const at = (file: string, line: number): Span => ({
-  file,
-  line,
-  column: 1,
-  endLine: line,
-  endColumn: 1,
-});
+const at = lineSpan;
 
 function objectRoot(
   file: HostFile,
@@ -251,16 +246,7 @@ function copilotRule(text: string, list: RuleList, span: Span, diagnostics: Diag
     // literal, so it is kept out of the glob's reach).
     const prefix =
       pattern === "*" || (pattern.endsWith(" *") && pattern.indexOf("*") === pattern.length - 1);
-    if (list !== "deny")
-      for (const [re, what] of WIDER_THAN_IT_LOOKS)
-        if (re.test(pattern))
-          diagnostics.push(
-            diagnostic(
-              "TF6005",
-              span,
-              `${JSON.stringify(text)} allows more than it looks: \`${pattern.split(/\s+/).slice(0, 2).join(" ")}\` ${what}`,
-            ),
-          );
+    if (list !== "deny") widerThanItLooks(text, pattern, span, diagnostics);
     return located(
       "Bash",
       prefix

@@ -40,6 +40,15 @@ export function spanOf(file: HostFile, offset: number, length: number): Span {
   return { file: file.path, line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
 }
 
+/** A whole line of a file, as a span (for a key found by its line). */
+export const lineSpan = (file: string, line: number): Span => ({
+  file,
+  line,
+  column: 1,
+  endLine: line,
+  endColumn: 1,
+});
+
 /** An object's property by key; a key written twice is its last value, as JSON.parse reads it. */
 export function child(node: Node | undefined, key: string): Node | undefined {
   if (node?.type !== "object") return undefined;
