@@ -22,7 +22,7 @@
  *
  * `--engine-only` and `--action-only` run only those sections (both: both); `--no-engine`,
  * `--no-action` and `--no-review` leave theirs out. `--quick` runs the review example once
- * (a few seconds, no strace pass) after the quick ratios.
+ * (a few seconds, no strace pass) after the quick ratios, and the host corpus.
  *
  * Every target is printed with PASS or FAIL and the measure it was judged on: the ratio (or the
  * figure over its target), the median and the spread of the runs behind it.
@@ -764,8 +764,9 @@ async function main(): Promise<number> {
         targets: r.targets,
       });
     }
-    if (opts.validate) {
-      sections.push(await validateAndPlan(opts, dir, temporary));
+    if (opts.validate) sections.push(await validateAndPlan(opts, dir, temporary));
+    // The host corpus takes a second or two: --quick (CI) runs it too.
+    if (opts.validate || opts.quick) {
       const h = runHostCorpusBench();
       sections.push({
         rows: [["host configurations: the settings corpus", "(bench/host-corpus.ts)"], ...h.rows],

@@ -954,4 +954,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/claude-markdown.test.ts",
     filter: "finds nested commands",
   },
+  {
+    group: "hosts",
+    guard: "the rule index offers every rule that may contain another (by tool, server and literal opening)",
+    file: "src/core/hosts/claude-rules.ts",
+    find: "        if (n > own.length) break;\n",
+    replace: "        if (n >= own.length) break;\n",
+    test: "__tests__/host-corpus.test.ts",
+    filter: "the host configuration corpus",
+  },
 ];

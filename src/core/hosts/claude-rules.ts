@@ -222,9 +222,88 @@ export interface RuleChange {
   reason: string;
 }
 
+/** A glob's literal opening: its elements before the first wildcard, as one string. */
+function literalPrefix(g: Glob): string {
+  let out = "";
+  for (const e of g) {
+    if (e === "*" || e === SEGMENT) break;
+    out += e;
+  }
+  return out;
+}
+
+/**
+ * A list of rules indexed for "which of them may contain this rule": a rule with a specifier
+ * can contain another only when its glob's literal opening begins the other's (ruleContains
+ * compares those character by character first), so only rules filed under an opening of the
+ * other rule's are tried. Whole-tool and MCP-server rules are tried for every rule of their tool
+ * or server. The answer is ruleContains' own, in the list's order: only the work is less (a
+ * settings file of thousands of rules was quadratic).
+ */
+class RuleIndex {
+  private readonly wide = new Map<string, number[]>();
+  private readonly byOpening = new Map<string, Map<string, number[]>>();
+  private readonly lengths = new Map<string, number[]>();
+  constructor(readonly rules: readonly ClaudeRule[]) {
+    rules.forEach((r, i) => {
+      const mcp = mcpParts(r.tool);
+      if (r.specifier === undefined) {
+        const key =
+          mcp && (mcp.tool === undefined || mcp.tool === "*") ? `mcp:${mcp.server}` : r.tool;
+        this.wide.set(key, [...(this.wide.get(key) ?? []), i]);
+        if (key !== r.tool) this.wide.set(r.tool, [...(this.wide.get(r.tool) ?? []), i]);
+        return;
+      }
+      const globs = specifierGlobs(r as ClaudeRule & { specifier: string }, "container");
+      const opening = globs.map(literalPrefix).reduce((a, b) => (b.length < a.length ? b : a));
+      const tool = this.byOpening.get(r.tool) ?? new Map<string, number[]>();
+      this.byOpening.set(r.tool, tool);
+      tool.set(opening, [...(tool.get(opening) ?? []), i]);
+    });
+    for (const [tool, openings] of this.byOpening)
+      this.lengths.set(
+        tool,
+        [...new Set([...openings.keys()].map((k) => k.length))].sort((a, b) => a - b),
+      );
+  }
+
+  /** The rules that may contain `b`, in the list's order (each still to be proven). */
+  candidates(b: ClaudeRule): ClaudeRule[] {
+    const found: number[] = [...(this.wide.get(b.tool) ?? [])];
+    const mcp = mcpParts(b.tool);
+    if (mcp) found.push(...(this.wide.get(`mcp:${mcp.server}`) ?? []));
+    const openings = this.byOpening.get(b.tool);
+    if (openings && b.specifier !== undefined) {
+      const g = specifierGlobs(b as ClaudeRule & { specifier: string }, "contained")[0];
+      const own = g ? literalPrefix(g) : "";
+      for (const n of this.lengths.get(b.tool) ?? []) {
+        if (n > own.length) break;
+        found.push(...(openings.get(own.slice(0, n)) ?? []));
+      }
+    }
+    return [...new Set(found)].sort((x, y) => x - y).map((i) => this.rules[i] as ClaudeRule);
+  }
+}
+
+const INDEXES = new WeakMap<readonly ClaudeRule[], RuleIndex>();
+
+/** The first of `rules` that contains `r` (and passes `where`), or undefined. */
+export function firstContaining<T extends ClaudeRule>(
+  rules: readonly T[],
+  r: ClaudeRule,
+  where: (x: T) => boolean = () => true,
+): T | undefined {
+  let index = INDEXES.get(rules);
+  // A list read further since it was indexed is indexed again.
+  if (index?.rules.length !== rules.length) {
+    index = new RuleIndex([...rules]);
+    INDEXES.set(rules, index);
+  }
+  return (index.candidates(r) as T[]).find((x) => where(x) && ruleContains(x, r));
+}
+
 const covering = (rules: readonly ClaudeRule[], r: ClaudeRule) =>
-  rules.find((x) => x.text !== r.text && ruleContains(x, r)) ??
-  rules.find((x) => x.text === r.text);
+  firstContaining(rules, r, (x) => x.text !== r.text) ?? rules.find((x) => x.text === r.text);
 
 /**
  * Each rule added to or removed from a list between two sets of rules (the lists concatenated

@@ -13,10 +13,10 @@ import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import { readClaudeMarkdown } from "./claude-markdown.ts";
 import {
   type ClaudeRule,
+  firstContaining,
   parseClaudeRule,
   type RuleList,
   ruleChanges,
-  ruleContains,
 } from "./claude-rules.ts";
 import { isClaudeMarkdownPath, roleOf } from "./host-paths.ts";
 import { child, type HostFile, own, parseStrictJson, spanOf, stringList } from "./json-nodes.ts";
@@ -472,7 +472,7 @@ export function shadowed(out: {
 }): void {
   for (const list of ["allow", "ask"] as const)
     for (const r of out.rules[list]) {
-      const by = out.rules.deny.find((d) => ruleContains(d, r));
+      const by = firstContaining(out.rules.deny, r);
       if (by)
         out.diagnostics.push(
           diagnostic(

@@ -29,7 +29,7 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
-import { type ClaudeRule, type RuleList, ruleChanges, ruleContains } from "./claude-rules.ts";
+import { type ClaudeRule, firstContaining, type RuleList, ruleChanges } from "./claude-rules.ts";
 import {
   type HostChange,
   type LocatedRule,
@@ -564,7 +564,7 @@ export function copilotBound(config: CopilotConfig, fileSpan: Span): EffectBound
   const out: EffectBoundEntry[] = [];
   const add = (effect: string, mode: GrantMode, tool: string, span: Span) =>
     out.push({ agent: COPILOT_AGENT, effect, mode, tool, span: { ...span } });
-  const denied = (rule: ClaudeRule) => config.rules.deny.some((d) => ruleContains(d, rule));
+  const denied = (rule: ClaudeRule) => firstContaining(config.rules.deny, rule) !== undefined;
   const family = (tool: string, specifier?: string): ClaudeRule => ({
     text: tool,
     tool,

@@ -25,7 +25,7 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import type { Diagnostic, Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
-import { type ClaudeRule, parseClaudeRule, ruleContains } from "./claude-rules.ts";
+import { type ClaudeRule, firstContaining, parseClaudeRule, ruleContains } from "./claude-rules.ts";
 import {
   type ClaudeSettings,
   type HostFile,
@@ -119,7 +119,7 @@ export function useMode(settings: ClaudeSettings, text: string, fileSpan: Span):
     ["ask", "gated"],
     ["allow", "autonomous"],
   ] as const) {
-    const r = settings.rules[list].find((x) => ruleContains(x, rule));
+    const r = firstContaining(settings.rules[list], rule);
     if (r) return { mode, because: `${list} ${r.text}`, span: r.span };
   }
   // Some use of it a broader or overlapping allow rule may run unasked: not provably asked.
@@ -190,7 +190,7 @@ export function claudeCodeBound(
       out.push({ agent: CLAUDE_CODE_AGENT, effect, mode, tool, span: { ...span } });
   };
   const denies = settings.rules.deny;
-  const denied = (rule: ClaudeRule) => denies.some((d) => ruleContains(d, rule));
+  const denied = (rule: ClaudeRule) => firstContaining(denies, rule) !== undefined;
   for (const list of ["allow", "ask"] as const) {
     for (const r of settings.rules[list]) {
       if (denied(r)) continue;

@@ -23,15 +23,33 @@ export interface HostFile {
   role?: string;
 }
 
+/** Each line's first offset, per text: a file of thousands of rules asks for thousands of spans. */
+const LINE_STARTS = new Map<string, number[]>();
+
+function lineStarts(text: string): number[] {
+  let starts = LINE_STARTS.get(text);
+  if (!starts) {
+    starts = [0];
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+    // Only the texts being read now are kept.
+    if (LINE_STARTS.size >= 16) LINE_STARTS.clear();
+    LINE_STARTS.set(text, starts);
+  }
+  return starts;
+}
+
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++)
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  return { line, column: offset - start + 1 };
+  const starts = lineStarts(text);
+  const at = Math.max(0, Math.min(offset, text.length));
+  // The last line starting at or before the offset.
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, column: offset - (starts[lo] as number) + 1 };
 }
 
 export function spanOf(file: HostFile, offset: number, length: number): Span {
