@@ -575,7 +575,7 @@ export const AUTHORITY: Mutation[] = [
     group: "hosts",
     guard: "an allow a deny covers is reported as never taking effect",
     file: "src/core/hosts/claude-settings.ts",
-    find: "      const by = out.rules.deny.find((d) => ruleContains(d, r));",
+    find: "      const by = firstContaining(out.rules.deny, r);",
     replace: "      const by = undefined as LocatedRule | undefined;",
     test: "__tests__/claude-settings.test.ts",
     filter: "never takes effect",
@@ -956,7 +956,8 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "hosts",
-    guard: "the rule index offers every rule that may contain another (by tool, server and literal opening)",
+    guard:
+      "the rule index offers every rule that may contain another (by tool, server and literal opening)",
     file: "src/core/hosts/claude-rules.ts",
     find: "        if (n > own.length) break;\n",
     replace: "        if (n >= own.length) break;\n",
