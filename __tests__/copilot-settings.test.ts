@@ -306,4 +306,59 @@ spec:
     );
     expect(errors.map((d) => d.message).join("\n")).toContain("Host/copilot");
   });
+
+  it("capability tests on Host/copilot: requiresApproval by Copilot's precedence, forbidEffect and allowEffect on its bound", async () => {
+    const dir = committedRepo(
+      {
+        "terfyn.yaml": `apiVersion: terfyn.dev/v1
+kind: Project
+metadata: { name: copilot }
+spec:
+  hosts:
+    - { kind: copilot-managed, path: deploy/managed-settings.json }
+`,
+        [SETTINGS]: json({ model: "gpt-5" }),
+        "deploy/managed-settings.json": json({
+          permissions: {
+            allow: ["Shell(git *)", "Shell(npm test)"],
+            ask: ["Shell(git push *)"],
+            deny: ["Domain(*)"],
+          },
+        }),
+        "tests/copilot.yaml": `apiVersion: terfyn.dev/v1
+kind: CapabilityTest
+metadata: { name: copilot }
+spec:
+  assertions:
+    - requiresApproval: { agent: Host/copilot, tool: "Shell(git push origin main)" }
+    - requiresApproval: { agent: Host/copilot, tool: "Shell(git status)" }
+    - requiresApproval: { agent: Host/copilot, tool: "Shell(make deploy)" }
+    - requiresApproval: { agent: Host/copilot, tool: "Shell(npm *)" }
+    - forbidEffect: { agent: Host/copilot, effect: network.egress }
+    - allowEffect: { agent: Host/copilot, effect: process.exec, mode: autonomous }
+`,
+      },
+      {},
+      "terfyn-copilot-test-",
+    );
+    const r = await runTerfyn(["test", "--project", dir], dir);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain(
+      "PASS copilot: requiresApproval { agent: Host/copilot, tool: Shell(git push origin main) }",
+    );
+    expect(r.stdout).toContain(
+      "FAIL copilot: requiresApproval { agent: Host/copilot, tool: Shell(git status) }: Host/copilot runs Shell(git status) without asking (managed allow Shell(git *))",
+    );
+    // Copilot asks before any other command; some npm commands (npm test) run unasked.
+    expect(r.stdout).toContain(
+      "PASS copilot: requiresApproval { agent: Host/copilot, tool: Shell(make deploy) }",
+    );
+    expect(r.stdout).toContain(
+      "FAIL copilot: requiresApproval { agent: Host/copilot, tool: Shell(npm *) }: Host/copilot runs Shell(npm *) without asking (managed allow Shell(npm test))",
+    );
+    expect(r.stdout).toContain(
+      "PASS copilot: forbidEffect { agent: Host/copilot, effect: network.egress }",
+    );
+    expect(r.stdout.trim().split("\n").at(-1)).toBe("4 passed, 2 failed");
+  });
 });

@@ -29,7 +29,13 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
-import { type ClaudeRule, firstContaining, type RuleList, ruleChanges } from "./claude-rules.ts";
+import {
+  type ClaudeRule,
+  firstContaining,
+  type RuleList,
+  ruleChanges,
+  ruleContains,
+} from "./claude-rules.ts";
 import {
   type HostChange,
   type LocatedRule,
@@ -37,7 +43,7 @@ import {
   shadowed,
   widerThanItLooks,
 } from "./claude-settings.ts";
-import type { HostAgent } from "./host-agents.ts";
+import type { HostAgent, UseMode } from "./host-agents.ts";
 import {
   CLAUDE_SETTINGS_PATHS,
   COPILOT_MANAGED_ROLE,
@@ -619,16 +625,49 @@ export function copilotBound(config: CopilotConfig, fileSpan: Span): EffectBound
   );
 }
 
+/**
+ * How Copilot decides every use the rule `text` names (a Copilot rule: `Shell(git push *)`,
+ * `Read(src/**)`, `Domain(x.com)`): refused when a managed deny contains it, asked when an ask
+ * does, run unasked when an allow does (deny > ask > allow); a use some allow may partly cover is
+ * not provably asked; otherwise Copilot reads unasked and asks before anything else.
+ */
+export function copilotUseMode(config: CopilotConfig, text: string, fileSpan: Span): UseMode {
+  const problems: Diagnostic[] = [];
+  const rule = copilotRule(text, "allow", fileSpan, problems);
+  if (!rule)
+    return { mode: "unreadable", because: problems[0]?.message ?? `${text} is not a rule` };
+  for (const [list, mode] of [
+    ["deny", "denied"],
+    ["ask", "gated"],
+    ["allow", "autonomous"],
+  ] as const) {
+    const r = firstContaining(config.rules[list], rule);
+    if (r) return { mode, because: `managed ${list} ${r.text}`, span: r.span };
+  }
+  const overlapping = config.rules.allow.find((x) => ruleContains(rule, x));
+  if (overlapping)
+    return {
+      mode: "autonomous",
+      because: `managed allow ${overlapping.text}`,
+      span: overlapping.span,
+    };
+  return rule.tool === "Read"
+    ? { mode: "autonomous", because: "Copilot reads files in a trusted directory", span: fileSpan }
+    : { mode: "gated", because: "Copilot asks before it", span: fileSpan };
+}
+
 /** Copilot as an agent, when the project holds one of Copilot's own files. */
 export function copilotAgent(files: readonly HostFile[]): HostAgent | undefined {
   const mine = files.filter((f) => isCopilotPath(roleOf(f)));
   const first = mine.find((f) => isCopilotOwnPath(roleOf(f)));
   if (!first) return undefined;
   const config = readCopilot(mine);
+  const fileSpan = at(first.path, 1);
   return {
     name: COPILOT_AGENT,
     files: mine,
-    bound: copilotBound(config, at(first.path, 1)),
+    bound: copilotBound(config, fileSpan),
     diagnostics: config.diagnostics,
+    modeOf: (text) => copilotUseMode(config, text, fileSpan),
   };
 }
