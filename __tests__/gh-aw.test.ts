@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ghAwAgent, ghAwChanges, readGhAw } from "../src/core/hosts/gh-aw.ts";
+import { planHosts } from "../src/core/hosts/hosts.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { committedRepo } from "./helpers/committed-repo.ts";
@@ -187,5 +188,93 @@ describe("gh-aw read as gh-aw reads it (an adversarial pass)", () => {
         expect.stringMatching(/^widened changed on\.issues/),
       ]),
     );
+  });
+});
+
+describe("gh-aw imports: shared components are the importing workflows' authority", () => {
+  const WF = `---
+on: issues
+permissions:
+  contents: read
+imports:
+  - shared/tools.md
+  - githubnext/agentics/shared/remote.md@v1
+safe-outputs:
+  add-comment:
+---
+Triage.
+`;
+  const SHARED = ".github/workflows/shared/tools.md";
+  const tools = (bash: string, more = "") =>
+    `---\ntools:\n  bash: [${bash}]\n${more}network:\n  allowed: [defaults]\non: push\n---\nShared.\n`;
+  const plan = (base: Record<string, string>, head: Record<string, string>) => {
+    const side = (files: Record<string, string>) =>
+      Object.entries(files).map(([path, text]) => ({ path, text }));
+    return planHosts(side(base), side(head)).map((p) => ({
+      agent: p.agent,
+      rows: p.changes.map((c) => `${c.direction} ${c.change} ${c.key} ${c.file}:${c.line}`),
+    }));
+  };
+
+  it("a change to an imported file is a change of every workflow importing it, at the shared file's line; what gh-aw ignores in it is no change", () => {
+    const other = WF.replace("on: issues", "on: pull_request");
+    const base = {
+      [FILE]: WF,
+      ".github/workflows/review.md": other,
+      [SHARED]: tools('"git log:*"'),
+    };
+    const head = {
+      ...base,
+      [SHARED]: tools('"git log:*", "curl:*"', "  edit:\n").replace(
+        "on: push",
+        "on: [push, issues]",
+      ),
+    };
+    expect(plan(base, head)).toEqual([
+      {
+        agent: "Workflow/gh-aw/review",
+        rows: [`widened changed tools.bash ${SHARED}:3`, `widened added tools.edit ${SHARED}:4`],
+      },
+      {
+        agent: "Workflow/gh-aw/triage",
+        rows: [`widened changed tools.bash ${SHARED}:3`, `widened added tools.edit ${SHARED}:4`],
+      },
+    ]);
+    // Only entries removed from an imported list: narrowed.
+    expect(plan(head, base)[1]?.rows).toEqual([
+      `narrowed changed tools.bash ${SHARED}:3`,
+      `narrowed removed tools.edit ${SHARED}:4`,
+    ]);
+  });
+
+  it("the bound merges what the workflow imports, at its imports line; imports of imports too, a cycle once", () => {
+    const nested = ".github/workflows/shared/net.md";
+    const agent = ghAwAgent({ path: FILE, text: WF }, [
+      { path: SHARED, text: `---\nimports: [net.md]\ntools:\n  edit:\n---\n` },
+      {
+        path: nested,
+        text: `---\nimports: [tools.md]\nnetwork:\n  allowed: [evil.example]\n---\n`,
+      },
+    ]);
+    const bound = (agent?.bound ?? []).map((e) => `${e.effect} ${e.tool} @${e.span.line}`);
+    expect(bound).toContain("workspace.write tools.edit @5");
+    expect(bound).toContain("network.egress network evil.example @5");
+    expect(agent?.files.map((f) => f.path)).toEqual([FILE, SHARED, nested]);
+  });
+
+  it("terfyn plan without terfyn.yaml finds shared components in subdirectories", async () => {
+    const dir = committedRepo(
+      { [FILE]: WF, [SHARED]: tools('"git log:*"') },
+      { [SHARED]: tools('"git log:*", "rm:*"') },
+      "terfyn-gh-aw-imports-",
+    );
+    const r = await runTerfyn(["plan", "--against", "HEAD", "--format", "json"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(SHARED);
+    const rows = JSON.parse(r.stdout).hosts.flatMap(
+      (h: { agent: string; changes: { direction: string; key: string }[] }) =>
+        h.changes.map((c) => `${h.agent} ${c.direction} ${c.key}`),
+    );
+    expect(rows).toEqual(["Workflow/gh-aw/triage widened tools.bash"]);
   });
 });

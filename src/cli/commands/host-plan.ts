@@ -13,6 +13,7 @@ import {
   CLAUDE_MARKDOWN_DIRS,
   COPILOT_HOOKS_DIR,
   HOST_PATHS,
+  isGhAwSharedPath,
   isHostPath,
   WORKFLOWS_DIR,
 } from "../../core/hosts/host-paths.ts";
@@ -27,12 +28,9 @@ import { type CliIo, UsageError, useColor } from "../io.ts";
 export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
   const listed: string[] = [];
-  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR]) {
-    const names = await readdir(join(root, dir)).catch(() => [] as string[]);
-    listed.push(...names.sort().map((n) => `${dir}/${n}`));
-  }
-  // Commands nest in namespaces, skills in a directory each: listed in full (links not followed).
-  for (const dir of CLAUDE_MARKDOWN_DIRS) {
+  // Commands nest in namespaces, skills and shared gh-aw components in directories: every
+  // directory is listed in full (links are listed, never followed).
+  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR, ...CLAUDE_MARKDOWN_DIRS]) {
     const names = await readdir(join(root, dir), { recursive: true }).catch(() => [] as string[]);
     listed.push(...names.map((n) => `${dir}/${n.split(sep).join("/")}`).sort());
   }
@@ -42,7 +40,7 @@ export async function hostFilesIn(root: string): Promise<string[]> {
       const st = await lstat(join(root, p));
       // A workflow counts when it runs an agent (or cannot be read: then nobody can say it does
       // not); a link is listed, to be refused by name.
-      if (HOST_PATHS.includes(p) || !st.isFile()) out.push(p);
+      if (HOST_PATHS.includes(p) || isGhAwSharedPath(p) || !st.isFile()) out.push(p);
       else if (hostAgentsOf([{ path: p, text: await readFile(join(root, p), "utf8") }]).length > 0)
         out.push(p);
     } catch {

@@ -18,6 +18,8 @@
  * - `permissions` scope by scope (`none` < `read` < `write`; absent: taken as write-all),
  *   `on` (an event added widens), `roles` (a role added, or `all`, widens), `strict` turned off
  *   widens;
+ * - `imports`: the local files imported are read and merged (gh-aw-imports.ts); a change of the
+ *   list itself widens;
  * - `engine`, `steps`, `post-steps`, `imports`, `env`, `secrets`, `runtimes`, `container`,
  *   `services`, `sandbox`, `if`: every change widens (a removal narrows);
  * - `name`, `description`, `timeout-minutes`, `concurrency`, `source`, `run-name`, `labels`:
@@ -30,7 +32,9 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { type ClaudeRule, parseClaudeRule, ruleChanges } from "./claude-rules.ts";
 import type { HostChange } from "./claude-settings.ts";
+import { importClosure, mergedFront } from "./gh-aw-imports.ts";
 import type { HostAgent } from "./host-agents.ts";
+import { isGhAwPath } from "./host-paths.ts";
 import type { HostFile } from "./json-nodes.ts";
 import { keyLine, own } from "./json-nodes.ts";
 
@@ -528,14 +532,60 @@ const OUTPUT_AREA: Record<string, string[]> = {
   "create-code-scanning-alert": ["security-events"],
 };
 
-/** A gh-aw workflow as an agent; undefined for a Markdown file without front matter. */
-export function ghAwAgent(file: HostFile): HostAgent | undefined {
-  const wf = readGhAw(file);
-  if (!wf.front && wf.diagnostics.length === 0) return undefined;
+/** Each file read once per side: every shared file asks which workflows import it. */
+const READ = new WeakMap<HostFile, GhAwWorkflow>();
+const readOnce = (f: HostFile) => {
+  let wf = READ.get(f);
+  if (!wf) {
+    wf = readGhAw(f);
+    READ.set(f, wf);
+  }
+  return wf;
+};
+
+/** The agents of the workflows among `files` that import `path`, directly or not. */
+export function ghAwImporters(path: string, files: readonly HostFile[]): string[] {
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const read = (p: string) => {
+    const f = byPath.get(p);
+    return f ? readOnce(f) : undefined;
+  };
+  return files
+    .filter((f) => isGhAwPath(f.role ?? f.path) && importClosure(readOnce(f), read).includes(path))
+    .map((f) => ghAwAgentName(f.role ?? f.path));
+}
+
+/**
+ * A gh-aw workflow as an agent, with the files it imports merged in (gh-aw-imports.ts; what
+ * they add is placed at the workflow's `imports` line); undefined for a Markdown file without
+ * front matter.
+ */
+export function ghAwAgent(file: HostFile, shared: readonly HostFile[] = []): HostAgent | undefined {
+  const self = readGhAw(file);
+  if (!self.front && self.diagnostics.length === 0) return undefined;
+  const byPath = new Map(shared.map((f) => [f.path, readGhAw(f)]));
+  const imported = self.front ? importClosure(self, (p) => byPath.get(p)) : [];
+  const wf: GhAwWorkflow = {
+    ...self,
+    ...(self.front
+      ? {
+          front: mergedFront(
+            self.front,
+            imported.map((p) => byPath.get(p)?.front),
+          ),
+        }
+      : {}),
+    diagnostics: [
+      ...self.diagnostics,
+      ...imported.flatMap((p) => byPath.get(p)?.diagnostics ?? []),
+    ],
+  };
   const name = ghAwAgentName(file.path);
   const bound: EffectBoundEntry[] = [];
   const add = (effect: string, tool: string, key: string) => {
-    const line = lineOf(wf, key);
+    // A key the workflow does not write itself came from an import: the `imports` line.
+    const written = wf.lines.has(key.split(".")[0] as string);
+    const line = written || !wf.lines.has("imports") ? lineOf(wf, key) : lineOf(wf, "imports");
     bound.push({
       agent: name,
       effect,
@@ -545,7 +595,13 @@ export function ghAwAgent(file: HostFile): HostAgent | undefined {
     });
   };
   const front = wf.front;
-  if (!front) return { name, files: [file], bound, diagnostics: wf.diagnostics };
+  if (!front)
+    return {
+      name,
+      files: [file, ...shared.filter((f) => imported.includes(f.path))],
+      bound,
+      diagnostics: wf.diagnostics,
+    };
   add("workspace.read", "(reads)", "on");
   for (const r of bashRules(front))
     add("process.exec", `tools.bash ${r.specifier ?? "*"}`, "tools.bash");
@@ -573,5 +629,10 @@ export function ghAwAgent(file: HostFile): HostAgent | undefined {
       ["pull-requests", "write"],
     ]))
     if (level === "write") add(`github.${s}.write`, `permissions.${s}: write`, `permissions.${s}`);
-  return { name, files: [file], bound, diagnostics: wf.diagnostics };
+  return {
+    name,
+    files: [file, ...shared.filter((f) => imported.includes(f.path))],
+    bound,
+    diagnostics: wf.diagnostics,
+  };
 }

@@ -79,12 +79,18 @@ export function isGhAwPath(path: string): boolean {
   return /^\.github\/workflows\/[^/]+\.md$/.test(path);
 }
 
+/** Whether a path is a gh-aw shared component (`.github/workflows/<dir>/…/<name>.md`), read through imports. */
+export function isGhAwSharedPath(path: string): boolean {
+  return /^\.github\/workflows\/(?:[^/]+\/)+[^/]+\.md$/.test(path);
+}
+
 /** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
   return (
     HOST_PATHS.includes(path) ||
     isWorkflowPath(path) ||
     isGhAwPath(path) ||
+    isGhAwSharedPath(path) ||
     isCopilotHooksPath(path) ||
     isClaudeMarkdownPath(path)
   );

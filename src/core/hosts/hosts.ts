@@ -20,13 +20,22 @@ import {
   isCopilotPath,
   readCopilot,
 } from "./copilot-settings.ts";
-import { ghAwAgent, ghAwAgentName, ghAwChanges, readGhAw } from "./gh-aw.ts";
+import {
+  type GhAwWorkflow,
+  ghAwAgent,
+  ghAwAgentName,
+  ghAwChanges,
+  ghAwImporters,
+  readGhAw,
+} from "./gh-aw.ts";
+import { importChanges, importClosure } from "./gh-aw-imports.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
 import {
   CLAUDE_SETTINGS_PATHS,
   CODEX_CONFIG,
   isClaudeMarkdownPath,
   isGhAwPath,
+  isGhAwSharedPath,
   isWorkflowPath,
   MCP_JSON,
   roleOf,
@@ -37,15 +46,18 @@ export interface HostKind {
   /** The host's own name, as stderr names the files read: "Claude Code". */
   label: string;
   owns(path: string): boolean;
-  /** The agent a file of this host belongs to. */
-  agentName(path: string): string;
+  /**
+   * The agents a file of this host belongs to, among the files of one side: its own, or (a
+   * file other files import) those that import it.
+   */
+  agentNames(path: string, files: readonly HostFile[]): string[];
   agentOf(files: readonly HostFile[]): HostAgent | undefined;
   plan(agent: string, base: readonly HostFile[], head: readonly HostFile[]): HostPlan;
 }
 
 const fixed = (paths: readonly string[], agent: string) => ({
   owns: (p: string) => paths.includes(p),
-  agentName: () => agent,
+  agentNames: () => [agent],
 });
 
 /**
@@ -74,7 +86,7 @@ export const HOST_KINDS: readonly HostKind[] = [
   {
     label: "Claude Code",
     owns: (p) => [...CLAUDE_SETTINGS_PATHS, MCP_JSON].includes(p) || isClaudeMarkdownPath(p),
-    agentName: () => CLAUDE_CODE_AGENT,
+    agentNames: () => [CLAUDE_CODE_AGENT],
     agentOf: claudeCodeAgent,
     plan: (_agent, base, head) => planClaudeCode(base, head),
   },
@@ -89,7 +101,7 @@ export const HOST_KINDS: readonly HostKind[] = [
   {
     label: "GitHub Copilot",
     owns: isCopilotPath,
-    agentName: () => COPILOT_AGENT,
+    agentNames: () => [COPILOT_AGENT],
     agentOf: copilotAgent,
     plan: (agent, base, head) => {
       const after = readCopilot(head);
@@ -104,16 +116,59 @@ export const HOST_KINDS: readonly HostKind[] = [
   {
     label: "claude-code-action",
     owns: isWorkflowPath,
-    agentName: actionAgentName,
+    agentNames: (p) => [actionAgentName(p)],
     agentOf: (files) => (files[0] ? actionAgent(files[0]) : undefined),
     plan: oneFilePlan(readActionWorkflow, actionChanges),
   },
   {
     label: "gh-aw",
-    owns: isGhAwPath,
-    agentName: ghAwAgentName,
-    agentOf: (files) => (files[0] ? ghAwAgent(files[0]) : undefined),
-    plan: oneFilePlan(readGhAw, ghAwChanges),
+    owns: (p) => isGhAwPath(p) || isGhAwSharedPath(p),
+    agentNames: (p, files) => (isGhAwPath(p) ? [ghAwAgentName(p)] : ghAwImporters(p, files)),
+    agentOf: (files) => {
+      const main = files.find((f) => isGhAwPath(roleOf(f)));
+      return main
+        ? ghAwAgent(
+            main,
+            files.filter((f) => f !== main),
+          )
+        : undefined;
+    },
+    plan: (agent, base, head) => {
+      const main = (files: readonly HostFile[]) => files.find((f) => isGhAwPath(roleOf(f)));
+      const b = main(base);
+      const h = main(head);
+      const before = b ? readGhAw(b) : undefined;
+      const after = h ? readGhAw(h) : undefined;
+      // The shared files either side imports: their changes are this workflow's.
+      const sharedOf = (files: readonly HostFile[], wf: GhAwWorkflow | undefined) => {
+        const byPath = new Map(files.map((f) => [f.path, f]));
+        const read = (p: string) => {
+          const f = byPath.get(p);
+          return f ? readGhAw(f) : undefined;
+        };
+        return new Map(
+          (wf ? importClosure(wf, read) : []).flatMap((p) => {
+            const r = read(p);
+            return r ? [[p, r] as const] : [];
+          }),
+        );
+      };
+      const sb = sharedOf(base, before);
+      const sh = sharedOf(head, after);
+      const shared = [...new Set([...sb.keys(), ...sh.keys()])].sort();
+      return {
+        agent,
+        files: head.map((f) => f.path),
+        changes: [
+          ...ghAwChanges(before, after),
+          ...shared.flatMap((p) => importChanges(sb.get(p), sh.get(p))),
+        ],
+        diagnostics: [
+          ...(after?.diagnostics ?? []),
+          ...[...sh.values()].flatMap((w) => w.diagnostics),
+        ],
+      };
+    },
   },
 ];
 
@@ -123,10 +178,11 @@ function byAgent(files: readonly HostFile[]): Map<string, { kind: HostKind; file
   for (const kind of HOST_KINDS)
     for (const f of files) {
       if (!kind.owns(roleOf(f))) continue;
-      const name = kind.agentName(roleOf(f));
-      const entry = out.get(name) ?? { kind, files: [] };
-      entry.files.push(f);
-      out.set(name, entry);
+      for (const name of kind.agentNames(roleOf(f), files)) {
+        const entry = out.get(name) ?? { kind, files: [] };
+        entry.files.push(f);
+        out.set(name, entry);
+      }
     }
   return out;
 }
@@ -162,7 +218,9 @@ export function planHost(
   head: readonly HostFile[],
 ): HostPlan | undefined {
   const kind = HOST_KINDS.find((k) =>
-    [...base, ...head].some((f) => k.owns(roleOf(f)) && k.agentName(roleOf(f)) === agent),
+    [base, head].some((side) =>
+      side.some((f) => k.owns(roleOf(f)) && k.agentNames(roleOf(f), side).includes(agent)),
+    ),
   );
   return kind?.plan(agent, base, head);
 }
