@@ -10,12 +10,10 @@ import { join, sep } from "node:path";
 import { diagnostic } from "../../core/diagnostics.ts";
 import type { HostFile } from "../../core/hosts/claude-settings.ts";
 import {
-  CLAUDE_MARKDOWN_DIRS,
-  COPILOT_HOOKS_DIR,
+  HOST_DIRS,
   HOST_PATHS,
   isGhAwSharedPath,
   isHostPath,
-  WORKFLOWS_DIR,
 } from "../../core/hosts/host-paths.ts";
 import { hostPlanJson, hostPlanSummary, hostPlanText } from "../../core/hosts/host-plan.ts";
 import { HOST_KINDS, hostAgentsOf, planHosts } from "../../core/hosts/hosts.ts";
@@ -28,9 +26,8 @@ import { type CliIo, UsageError, useColor } from "../io.ts";
 export async function hostFilesIn(root: string): Promise<string[]> {
   const out: string[] = [];
   const listed: string[] = [];
-  // Commands nest in namespaces, skills and shared gh-aw components in directories: every
-  // directory is listed in full (links are listed, never followed).
-  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR, ...CLAUDE_MARKDOWN_DIRS]) {
+  // Links are listed, never followed.
+  for (const dir of HOST_DIRS) {
     const names = await readdir(join(root, dir), { recursive: true }).catch(() => [] as string[]);
     listed.push(...names.map((n) => `${dir}/${n.split(sep).join("/")}`).sort());
   }
@@ -122,7 +119,7 @@ export async function hostFilesAt(root: string, revision: string): Promise<HostF
   const at = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const { tree } = await resolveTree(top, revision);
   const listed: string[] = [];
-  for (const dir of [WORKFLOWS_DIR, COPILOT_HOOKS_DIR, ...CLAUDE_MARKDOWN_DIRS])
+  for (const dir of HOST_DIRS)
     listed.push(
       ...(await listTree(top, tree, at(dir)))
         .map((e) => (prefix ? e.path.slice(prefix.length + 1) : e.path))

@@ -21,7 +21,9 @@ import { type HostFile, lineSpan } from "./json-nodes.ts";
 export interface MarkdownAuthority {
   /** Allow rules the file pre-approves (`allowed-tools`), each where it is written. */
   allow: { text: string; span: Span }[];
-  /** A subagent's settings that bear on authority, by key, with their JSON and line. */
+  /** A subagent's `permissionMode` as written (`subagents.<name>.permissionMode`), and its line. */
+  mode?: { key: string; value: unknown; span: Span };
+  /** A subagent's hooks and MCP servers, by key, with their JSON and line. */
   settings: { key: string; json: string; span: Span }[];
   diagnostics: Diagnostic[];
 }
@@ -85,12 +87,12 @@ export function readClaudeMarkdown(file: HostFile, role: string): MarkdownAuthor
           ),
         );
     }
-    if (isClaudeAgentPath(role) && ["permissionMode", "hooks", "mcpServers"].includes(key))
-      out.settings.push({
-        key: `subagents.${agentName(role)}.${key}`,
-        json: JSON.stringify(value === null ? null : (value as { toJSON(): unknown }).toJSON()),
-        span: at(file.path, keyLine),
-      });
+    if (!isClaudeAgentPath(role)) continue;
+    const written = value === null ? null : (value as { toJSON(): unknown }).toJSON();
+    const at_ = { key: `subagents.${agentName(role)}.${key}`, span: at(file.path, keyLine) };
+    if (key === "permissionMode") out.mode = { ...at_, value: written };
+    else if (key === "hooks" || key === "mcpServers")
+      out.settings.push({ ...at_, json: JSON.stringify(written) });
   }
   return out;
 }

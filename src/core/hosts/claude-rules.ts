@@ -245,20 +245,25 @@ class RuleIndex {
   private readonly byOpening = new Map<string, Map<string, number[]>>();
   private readonly lengths = new Map<string, number[]>();
   constructor(readonly rules: readonly ClaudeRule[]) {
+    const file = <K>(map: Map<K, number[]>, key: K, i: number) => {
+      const list = map.get(key);
+      if (list) list.push(i);
+      else map.set(key, [i]);
+    };
     rules.forEach((r, i) => {
       const mcp = mcpParts(r.tool);
       if (r.specifier === undefined) {
         const key =
           mcp && (mcp.tool === undefined || mcp.tool === "*") ? `mcp:${mcp.server}` : r.tool;
-        this.wide.set(key, [...(this.wide.get(key) ?? []), i]);
-        if (key !== r.tool) this.wide.set(r.tool, [...(this.wide.get(r.tool) ?? []), i]);
+        file(this.wide, key, i);
+        if (key !== r.tool) file(this.wide, r.tool, i);
         return;
       }
       const globs = specifierGlobs(r as ClaudeRule & { specifier: string }, "container");
       const opening = globs.map(literalPrefix).reduce((a, b) => (b.length < a.length ? b : a));
       const tool = this.byOpening.get(r.tool) ?? new Map<string, number[]>();
       this.byOpening.set(r.tool, tool);
-      tool.set(opening, [...(tool.get(opening) ?? []), i]);
+      file(tool, opening, i);
     });
     for (const [tool, openings] of this.byOpening)
       this.lengths.set(

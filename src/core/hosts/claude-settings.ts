@@ -34,6 +34,8 @@ export interface ClaudeSettings {
   rules: Record<RuleList, LocatedRule[]>;
   /** The permission mode a session starts in, from the most specific scope that sets it. */
   defaultMode?: { value: string; span: Span };
+  /** Each subagent's `permissionMode` as written, by key (`subagents.<name>.permissionMode`). */
+  subagentModes: Map<string, { value: unknown; span: Span }>;
   /**
    * The other settings that bear on authority, by key (`hooks.PreToolUse`,
    * `enabledMcpjsonServers`, …): list keys as the items of every scope, other keys as the most
@@ -141,9 +143,6 @@ const TRACKED: readonly {
   },
 ];
 
-/** A subagent's permission mode, compared by the modes' order. */
-export const SUBAGENT_MODE = /^subagents\.[^.]+\.permissionMode$/;
-
 /** Two scopes' values of one key, both kept (the shared file's first). */
 const merged = (earlier: string | undefined, json: string) =>
   earlier === undefined ? json : `${earlier}\u0000${json}`;
@@ -208,6 +207,7 @@ export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
   const out: ClaudeSettings = {
     rules: { allow: [], ask: [], deny: [] },
     settings: new Map(),
+    subagentModes: new Map(),
     diagnostics: [],
   };
   for (const file of files) readOne(file, out);
@@ -225,6 +225,7 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
       const rule = readRule(a.text, "allow", a.span, out.diagnostics);
       if (rule) out.rules.allow.push(rule);
     }
+    if (md.mode) out.subagentModes.set(md.mode.key, md.mode);
     for (const x of md.settings) out.settings.set(x.key, { json: x.json, span: x.span });
     return;
   }
@@ -519,36 +520,89 @@ export interface HostChange {
  * session starts in by the modes' order.
  */
 export function claudeSettingsChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[] {
-  const where = (list: RuleList, text: string, from: ClaudeSettings) =>
-    from.rules[list].find((r) => r.text === text)?.span;
-  const out: HostChange[] = ruleChanges(base.rules, head.rules).map((c) => {
-    const span = where(c.list, c.rule, c.change === "added" ? head : base);
+  const out = locatedRuleChanges(base, head);
+  const mode = (m: { value: string } | undefined) => m?.value ?? "default";
+  if (mode(base.defaultMode) !== mode(head.defaultMode))
+    out.push(
+      modeChange(
+        "permissions.defaultMode",
+        base.defaultMode,
+        head.defaultMode,
+        mode,
+        (a, b) => `a session starts in ${a} instead of ${b}`,
+      ),
+    );
+  // A subagent's mode as written (an empty one is the default mode).
+  const written = (m: { value: unknown } | undefined) =>
+    m === undefined || m.value === null ? "default" : String(m.value);
+  for (const key of [
+    ...new Set([...base.subagentModes.keys(), ...head.subagentModes.keys()]),
+  ].sort()) {
+    const was = base.subagentModes.get(key);
+    const now = head.subagentModes.get(key);
+    if (JSON.stringify(was?.value) !== JSON.stringify(now?.value))
+      out.push(
+        modeChange(
+          key,
+          was,
+          now,
+          written,
+          (a, b) =>
+            `the subagent's tool uses run in ${JSON.stringify(a)} instead of ${JSON.stringify(b)}`,
+        ),
+      );
+  }
+  out.push(...settingChanges(base, head));
+  return out;
+}
+
+/**
+ * A change of a permission mode, by the modes' order: the same mode is no change in effect, a
+ * mode the host does not document cannot be ordered (it widens), and neither can two of one
+ * rank (`auto`, `dontAsk`).
+ */
+function modeChange<M extends { span: Span }>(
+  key: string,
+  before: M | undefined,
+  after: M | undefined,
+  mode: (m: M | undefined) => string,
+  says: (after: string, before: string) => string,
+): HostChange {
+  const was = mode(before);
+  const now = mode(after);
+  const rise = (own(MODE_RANK, now) ?? Number.NaN) - (own(MODE_RANK, was) ?? Number.NaN);
+  const span = after?.span ?? before?.span;
+  return {
+    direction: now === was ? "neutral" : rise < 0 ? "narrowed" : "widened",
+    key,
+    change: after === undefined ? "removed" : before === undefined ? "added" : "changed",
+    file: span?.file ?? "",
+    line: span?.line ?? 0,
+    reason: `${says(now, was)}${rise === 0 ? " (the two are not ordered)" : ""}`,
+  };
+}
+
+/**
+ * Each rule added to or removed from the lists (ruleChanges' direction), where the side that
+ * has it writes it: the plan's rows for a host whose rules are located rules.
+ */
+export function locatedRuleChanges(
+  base: { rules: Record<RuleList, LocatedRule[]> },
+  head: { rules: Record<RuleList, LocatedRule[]> },
+): HostChange[] {
+  return ruleChanges(base.rules, head.rules).map((c) => {
+    const from = c.change === "added" ? head : base;
+    const span = from.rules[c.list].find((r) => r.text === c.rule)?.span;
     return {
       direction: c.direction,
       rule: c.rule,
       list: c.list,
       change: c.change,
       file: span?.file ?? "",
-      line: span?.line ?? 0,
+      line: span?.line ?? 1,
       reason: c.reason,
     };
   });
-  const before = (base.defaultMode?.value ?? "default") as keyof typeof MODE_RANK;
-  const after = (head.defaultMode?.value ?? "default") as keyof typeof MODE_RANK;
-  if (before !== after) {
-    const span = head.defaultMode?.span ?? base.defaultMode?.span;
-    const rise = (own(MODE_RANK, after) ?? Number.NaN) - (own(MODE_RANK, before) ?? Number.NaN);
-    out.push({
-      direction: rise < 0 ? "narrowed" : "widened",
-      key: "permissions.defaultMode",
-      change: head.defaultMode === undefined ? "removed" : base.defaultMode ? "changed" : "added",
-      file: span?.file ?? "",
-      line: span?.line ?? 0,
-      reason: `a session starts in ${after} instead of ${before}${rise === 0 ? " (the two are not ordered)" : ""}`,
-    });
-  }
-  out.push(...settingChanges(base, head));
-  return out;
 }
 
 /** The tracked settings' changes (TRACKED says which way each goes). */
@@ -560,25 +614,6 @@ function settingChanges(base: ClaudeSettings, head: ClaudeSettings): HostChange[
     if (!t) continue;
     const was = base.settings.get(key);
     const now = head.settings.get(key);
-    if (SUBAGENT_MODE.test(key)) {
-      if (was?.json === now?.json) continue;
-      const mode = (x: typeof was) =>
-        x?.json === undefined ? "default" : String(JSON.parse(x.json) ?? "default");
-      const before = own(MODE_RANK, mode(was));
-      const after = own(MODE_RANK, mode(now));
-      // The same mode is no change; a mode the host does not document cannot be ordered.
-      const rise = after === undefined || before === undefined ? 1 : after - before;
-      const at = (now ?? was)?.span;
-      out.push({
-        direction: mode(now) === mode(was) ? "neutral" : rise < 0 ? "narrowed" : "widened",
-        key,
-        change: now === undefined ? "removed" : was === undefined ? "added" : "changed",
-        file: at?.file ?? "",
-        line: at?.line ?? 0,
-        reason: `the subagent's tool uses run in ${JSON.stringify(mode(now))} instead of ${JSON.stringify(mode(was))}${rise === 0 ? " (the two are not ordered)" : ""}`,
-      });
-      continue;
-    }
     const at = (now ?? was)?.span;
     const row = (
       direction: HostChange["direction"],

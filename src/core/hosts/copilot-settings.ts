@@ -29,16 +29,11 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
-import {
-  type ClaudeRule,
-  firstContaining,
-  type RuleList,
-  ruleChanges,
-  ruleContains,
-} from "./claude-rules.ts";
+import { type ClaudeRule, firstContaining, type RuleList, ruleContains } from "./claude-rules.ts";
 import {
   type HostChange,
   type LocatedRule,
+  locatedRuleChanges,
   readRuleLists,
   shadowed,
   widerThanItLooks,
@@ -99,6 +94,8 @@ type Kind =
   | "boundary"
   /** `false` narrows; unset or `true` (the default) lets more through. */
   | "loosen"
+  /** `disableBypassPermissionsMode`: `disable` < `allow-auto-only` < unset. */
+  | "bypass"
   /** Every change widens: it cannot be ordered. */
   | "any";
 
@@ -382,6 +379,9 @@ export function readCopilot(files: readonly HostFile[]): CopilotConfig {
 const items = (v: unknown): string[] =>
   Array.isArray(v) ? v.map((x) => (typeof x === "string" ? x : JSON.stringify(x))) : [];
 
+/** `disableBypassPermissionsMode`: `disable` < `allow-auto-only` < unset; an unknown value is enforced as `disable`. */
+const BYPASS_RANK = (v: unknown) => (v === undefined ? 2 : v === "allow-auto-only" ? 1 : 0);
+
 type Verdict = { direction: HostChange["direction"]; reason: string };
 
 /** Which way one key's change goes, by its kind (the module's note). */
@@ -435,6 +435,13 @@ function verdict(
         ? { direction: "widened", reason: `${what}: the sandbox lets more through` }
         : { direction: "narrowed", reason: `${what}: the sandbox lets less through` };
     }
+    case "bypass": {
+      const rise = BYPASS_RANK(a) - BYPASS_RANK(b);
+      if (rise === 0) return { direction: "neutral", reason: `${what}: the same in effect` };
+      return rise > 0
+        ? { direction: "widened", reason: `${what}: allow-all options may be used more` }
+        : { direction: "narrowed", reason: `${what}: allow-all options may be used less` };
+    }
     case "boundary": {
       if (before === undefined)
         return { direction: "narrowed", reason: `${what}: a boundary where there was none` };
@@ -457,7 +464,7 @@ function verdict(
 function managedKind(key: string): Kind {
   const exact = own(MANAGED_KEYS, key) ?? own(MANAGED_KEYS, key.split(".")[0] as string);
   if (exact) return exact;
-  if (key === "permissions.disableBypassPermissionsMode") return "any";
+  if (key === "permissions.disableBypassPermissionsMode") return "bypass";
   const sandbox = /^sandbox\.(.+)$/.exec(key)?.[1];
   if (sandbox !== undefined) {
     if (SANDBOX_TIGHTEN.has(sandbox)) return "narrowing-switch";
@@ -469,9 +476,6 @@ function managedKind(key: string): Kind {
   }
   return "any";
 }
-
-/** `disableBypassPermissionsMode`: `disable` < `allow-auto-only` < unset; an unknown value is enforced as `disable`. */
-const BYPASS_RANK = (v: unknown) => (v === undefined ? 2 : v === "allow-auto-only" ? 1 : 0);
 
 function keyChanges(
   base: ReadonlyMap<string, Located>,
@@ -487,16 +491,7 @@ function keyChanges(
     const kind = kindOf(key);
     if (kind === undefined) continue;
     const what = `${scope} \`${key}\``;
-    let v: Verdict;
-    if (key === "permissions.disableBypassPermissionsMode") {
-      const rise = BYPASS_RANK(now?.value) - BYPASS_RANK(was?.value);
-      v =
-        rise === 0
-          ? { direction: "neutral", reason: `${what}: the same in effect` }
-          : rise > 0
-            ? { direction: "widened", reason: `${what}: allow-all options may be used more` }
-            : { direction: "narrowed", reason: `${what}: allow-all options may be used less` };
-    } else v = verdict(kind, was, now, what);
+    const v = verdict(kind, was, now, what);
     const from = now ?? was;
     out.push({
       direction: v.direction,
@@ -547,20 +542,7 @@ export function copilotChanges(base: CopilotConfig, head: CopilotConfig): HostCh
     );
   }
   out.push(...keyChanges(base.managed, head.managed, managedKind, "managed settings"));
-  const where = (list: RuleList, text: string, from: CopilotConfig) =>
-    from.rules[list].find((r) => r.text === text)?.span;
-  for (const c of ruleChanges(base.rules, head.rules)) {
-    const span = where(c.list, c.rule, c.change === "added" ? head : base);
-    out.push({
-      direction: c.direction,
-      rule: c.rule,
-      list: c.list,
-      change: c.change,
-      file: span?.file ?? "",
-      line: span?.line ?? 1,
-      reason: c.reason,
-    });
-  }
+  out.push(...locatedRuleChanges(base, head));
   out.push(...mcpChanges(base.mcp, head.mcp));
   return out;
 }

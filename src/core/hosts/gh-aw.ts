@@ -32,9 +32,10 @@ import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { type ClaudeRule, parseClaudeRule, ruleChanges } from "./claude-rules.ts";
 import type { HostChange } from "./claude-settings.ts";
-import { importClosure, mergedFront } from "./gh-aw-imports.ts";
+import { importChanges, importClosure, mergedFront } from "./gh-aw-imports.ts";
 import type { HostAgent } from "./host-agents.ts";
-import { isGhAwPath } from "./host-paths.ts";
+import { isGhAwPath, roleOf } from "./host-paths.ts";
+import type { HostPlan } from "./host-plan.ts";
 import type { HostFile } from "./json-nodes.ts";
 import { keyLine, own } from "./json-nodes.ts";
 
@@ -543,16 +544,29 @@ const readOnce = (f: HostFile) => {
   return wf;
 };
 
-/** The agents of the workflows among `files` that import `path`, directly or not. */
-export function ghAwImporters(path: string, files: readonly HostFile[]): string[] {
+/**
+ * The local files `wf` imports, directly or not, as read from `files` (by path; an import that
+ * is not among them is not read).
+ */
+export function importsOf(wf: GhAwWorkflow, files: readonly HostFile[]): Map<string, GhAwWorkflow> {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const read = (p: string) => {
     const f = byPath.get(p);
     return f ? readOnce(f) : undefined;
   };
+  return new Map(
+    importClosure(wf, read).flatMap((p) => {
+      const r = read(p);
+      return r ? [[p, r] as const] : [];
+    }),
+  );
+}
+
+/** The agents of the workflows among `files` that import `path`, directly or not. */
+export function ghAwImporters(path: string, files: readonly HostFile[]): string[] {
   return files
-    .filter((f) => isGhAwPath(f.role ?? f.path) && importClosure(readOnce(f), read).includes(path))
-    .map((f) => ghAwAgentName(f.role ?? f.path));
+    .filter((f) => isGhAwPath(roleOf(f)) && importsOf(readOnce(f), files).has(path))
+    .map((f) => ghAwAgentName(roleOf(f)));
 }
 
 /**
@@ -561,25 +575,22 @@ export function ghAwImporters(path: string, files: readonly HostFile[]): string[
  * front matter.
  */
 export function ghAwAgent(file: HostFile, shared: readonly HostFile[] = []): HostAgent | undefined {
-  const self = readGhAw(file);
+  const self = readOnce(file);
   if (!self.front && self.diagnostics.length === 0) return undefined;
-  const byPath = new Map(shared.map((f) => [f.path, readGhAw(f)]));
-  const imported = self.front ? importClosure(self, (p) => byPath.get(p)) : [];
+  const imported = self.front ? importsOf(self, shared) : new Map<string, GhAwWorkflow>();
   const wf: GhAwWorkflow = {
     ...self,
     ...(self.front
       ? {
           front: mergedFront(
             self.front,
-            imported.map((p) => byPath.get(p)?.front),
+            [...imported.values()].map((w) => w.front),
           ),
         }
       : {}),
-    diagnostics: [
-      ...self.diagnostics,
-      ...imported.flatMap((p) => byPath.get(p)?.diagnostics ?? []),
-    ],
+    diagnostics: [...self.diagnostics, ...[...imported.values()].flatMap((w) => w.diagnostics)],
   };
+  const files = [file, ...shared.filter((f) => imported.has(f.path))];
   const name = ghAwAgentName(file.path);
   const bound: EffectBoundEntry[] = [];
   const add = (effect: string, tool: string, key: string) => {
@@ -595,13 +606,7 @@ export function ghAwAgent(file: HostFile, shared: readonly HostFile[] = []): Hos
     });
   };
   const front = wf.front;
-  if (!front)
-    return {
-      name,
-      files: [file, ...shared.filter((f) => imported.includes(f.path))],
-      bound,
-      diagnostics: wf.diagnostics,
-    };
+  if (!front) return { name, files, bound, diagnostics: wf.diagnostics };
   add("workspace.read", "(reads)", "on");
   for (const r of bashRules(front))
     add("process.exec", `tools.bash ${r.specifier ?? "*"}`, "tools.bash");
@@ -629,10 +634,34 @@ export function ghAwAgent(file: HostFile, shared: readonly HostFile[] = []): Hos
       ["pull-requests", "write"],
     ]))
     if (level === "write") add(`github.${s}.write`, `permissions.${s}: write`, `permissions.${s}`);
+  return { name, files, bound, diagnostics: wf.diagnostics };
+}
+
+/**
+ * A workflow's plan: its own front matter's changes, and those of every file either side
+ * imports (each a change of this workflow, at the imported file's line).
+ */
+export function planGhAw(
+  agent: string,
+  base: readonly HostFile[],
+  head: readonly HostFile[],
+): HostPlan {
+  const main = (files: readonly HostFile[]) => {
+    const f = files.find((x) => isGhAwPath(roleOf(x)));
+    return f ? readOnce(f) : undefined;
+  };
+  const before = main(base);
+  const after = main(head);
+  const sb = before ? importsOf(before, base) : new Map<string, GhAwWorkflow>();
+  const sh = after ? importsOf(after, head) : new Map<string, GhAwWorkflow>();
+  const shared = [...new Set([...sb.keys(), ...sh.keys()])].sort();
   return {
-    name,
-    files: [file, ...shared.filter((f) => imported.includes(f.path))],
-    bound,
-    diagnostics: wf.diagnostics,
+    agent,
+    files: head.map((f) => f.path),
+    changes: [
+      ...ghAwChanges(before, after),
+      ...shared.flatMap((p) => importChanges(sb.get(p), sh.get(p))),
+    ],
+    diagnostics: [...(after?.diagnostics ?? []), ...[...sh.values()].flatMap((w) => w.diagnostics)],
   };
 }

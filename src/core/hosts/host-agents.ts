@@ -26,12 +26,7 @@ import type { Diagnostic, Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, firstContaining, parseClaudeRule, ruleContains } from "./claude-rules.ts";
-import {
-  type ClaudeSettings,
-  type HostFile,
-  readClaudeSettings,
-  SUBAGENT_MODE,
-} from "./claude-settings.ts";
+import { type ClaudeSettings, type HostFile, readClaudeSettings } from "./claude-settings.ts";
 import { CLAUDE_SETTINGS_PATHS, isClaudeMarkdownPath, MCP_JSON, roleOf } from "./host-paths.ts";
 import { type McpConfig, readMcpJson } from "./mcp-json.ts";
 
@@ -202,6 +197,12 @@ export function claudeCodeBound(
       );
     }
   }
+  // A subagent's mode decides its tool uses as the session's mode does.
+  for (const [key, { value, span }] of settings.subagentModes)
+    for (const [tool, m] of modeEntries(String(value))) {
+      if (denied({ text: tool, tool })) continue;
+      add(effectOfTool(tool), m, `${key} ${String(value)}: ${tool}`, span);
+    }
   const mode = settings.defaultMode;
   for (const [tool, m] of modeEntries(mode?.value)) {
     if (denied({ text: tool, tool })) continue;
@@ -225,15 +226,8 @@ export function claudeCodeBound(
       ) ||
       key === "statusLine";
     if (runs) add("process.exec", "autonomous", key, value.span);
-    // A subagent's mode decides its tool uses as the session's mode does; its hooks and
-    // servers run programs.
-    if (SUBAGENT_MODE.test(key)) {
-      const mode = value.json === undefined ? undefined : String(JSON.parse(value.json));
-      for (const [tool, m] of modeEntries(mode)) {
-        if (denied({ text: tool, tool })) continue;
-        add(effectOfTool(tool), m, `${key} ${mode}: ${tool}`, value.span);
-      }
-    } else if (/^subagents\.[^.]+\.(hooks|mcpServers)$/.test(key) && value.json !== "null")
+    // A subagent's hooks and servers run programs.
+    if (top === "subagents" && value.json !== "null")
       add("process.exec", "autonomous", key, value.span);
     if (key === "permissions.additionalDirectories")
       for (const dir of value.items ?? [])

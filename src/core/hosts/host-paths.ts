@@ -84,6 +84,13 @@ export function isGhAwSharedPath(path: string): boolean {
   return /^\.github\/workflows\/(?:[^/]+\/)+[^/]+\.md$/.test(path);
 }
 
+/**
+ * The directories whose files are host files by their name (workflows and shared gh-aw
+ * components, Copilot's hooks, Claude Code's commands, skills and subagents): listed in full to
+ * find them, since their files nest.
+ */
+export const HOST_DIRS = [WORKFLOWS_DIR, COPILOT_HOOKS_DIR, ...CLAUDE_MARKDOWN_DIRS];
+
 /** Whether a project-relative path is a host configuration file (hosts.ts reads each kind). */
 export function isHostPath(path: string): boolean {
   return (

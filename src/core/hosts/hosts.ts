@@ -20,15 +20,7 @@ import {
   isCopilotPath,
   readCopilot,
 } from "./copilot-settings.ts";
-import {
-  type GhAwWorkflow,
-  ghAwAgent,
-  ghAwAgentName,
-  ghAwChanges,
-  ghAwImporters,
-  readGhAw,
-} from "./gh-aw.ts";
-import { importChanges, importClosure } from "./gh-aw-imports.ts";
+import { ghAwAgent, ghAwAgentName, ghAwImporters, planGhAw } from "./gh-aw.ts";
 import { CLAUDE_CODE_AGENT, claudeCodeAgent, type HostAgent } from "./host-agents.ts";
 import {
   CLAUDE_SETTINGS_PATHS,
@@ -133,42 +125,7 @@ export const HOST_KINDS: readonly HostKind[] = [
           )
         : undefined;
     },
-    plan: (agent, base, head) => {
-      const main = (files: readonly HostFile[]) => files.find((f) => isGhAwPath(roleOf(f)));
-      const b = main(base);
-      const h = main(head);
-      const before = b ? readGhAw(b) : undefined;
-      const after = h ? readGhAw(h) : undefined;
-      // The shared files either side imports: their changes are this workflow's.
-      const sharedOf = (files: readonly HostFile[], wf: GhAwWorkflow | undefined) => {
-        const byPath = new Map(files.map((f) => [f.path, f]));
-        const read = (p: string) => {
-          const f = byPath.get(p);
-          return f ? readGhAw(f) : undefined;
-        };
-        return new Map(
-          (wf ? importClosure(wf, read) : []).flatMap((p) => {
-            const r = read(p);
-            return r ? [[p, r] as const] : [];
-          }),
-        );
-      };
-      const sb = sharedOf(base, before);
-      const sh = sharedOf(head, after);
-      const shared = [...new Set([...sb.keys(), ...sh.keys()])].sort();
-      return {
-        agent,
-        files: head.map((f) => f.path),
-        changes: [
-          ...ghAwChanges(before, after),
-          ...shared.flatMap((p) => importChanges(sb.get(p), sh.get(p))),
-        ],
-        diagnostics: [
-          ...(after?.diagnostics ?? []),
-          ...[...sh.values()].flatMap((w) => w.diagnostics),
-        ],
-      };
-    },
+    plan: planGhAw,
   },
 ];
 

@@ -259,11 +259,6 @@ export function deciderInput(request: RequestWithProvenance, prior: readonly Dec
 }
 
 /**
- * The decisions as an agent after the Decider reads them: each injected direction (text taken
- * from a comment) inside its own untrusted-data block, never as a bare string it could take for
- * an instruction. The decisions file keeps them as found.
- */
-/**
  * The decisions of a plan's items, as the TestWriter and the Builder are shown them: what each
  * item is and why it is wrong (the reason a planned test must fail). Replies and directions
  * found in comments are not theirs to see.
@@ -287,8 +282,7 @@ export function decisionsFor(plan: ReviewPlan, decisions: readonly Decision[]) {
  * reaches the Builder only inside the untrusted-data fence.
  */
 export function buildInput(plan: ReviewPlan, iteration: number, context?: BuildContext) {
-  const fenced = (id: string, text: string | undefined) =>
-    text === undefined ? undefined : asDataBlock("test-output", id, text).block;
+  const fenced = (id: string, text: string) => asDataBlock("test-output", id, text).block;
   const previous = context?.previous;
   return {
     ...plan,
@@ -314,6 +308,11 @@ export function buildInput(plan: ReviewPlan, iteration: number, context?: BuildC
   };
 }
 
+/**
+ * The decisions as an agent after the Decider reads them: each injected direction (text taken
+ * from a comment) inside its own untrusted-data block, never as a bare string it could take for
+ * an instruction. The decisions file keeps them as found.
+ */
 export function fenceDirections(decisions: readonly Decision[]): Decision[] {
   return decisions.map((d) => ({
     ...d,
