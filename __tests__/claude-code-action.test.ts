@@ -4,6 +4,7 @@ import {
   actionChanges,
   readActionWorkflow,
 } from "../src/core/hosts/claude-code-action.ts";
+import { modeByBound } from "../src/core/hosts/host-agents.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { runTerfyn } from "./helpers/cli.ts";
 import { committedRepo } from "./helpers/committed-repo.ts";
@@ -307,5 +308,33 @@ describe("flags with several values (an adversarial pass)", () => {
         workflow({ args: "--allowedTools Read --add-dir ../a /" }),
       ),
     ).toEqual(["widened changed jobs.claude.steps.claude.claude_args --add-dir @18"]);
+  });
+});
+
+describe("capability tests on a claude-code-action agent: requiresApproval by its bound", () => {
+  it("a tool it allows runs unasked; one it neither allows nor may reach is refused (no one is there to ask)", () => {
+    const agent = actionAgent({ path: FILE, text: workflow() });
+    if (!agent) throw new Error("no agent");
+    const mode = (t: string) => {
+      const m = agent.modeOf?.(t) ?? modeByBound(agent, t);
+      return `${m.mode}: ${m.because}`;
+    };
+    expect(mode("Bash(git log --oneline)")).toBe(
+      "autonomous: jobs.claude.steps.claude allow Bash(git log:*)",
+    );
+    // Coarse, never open: any command allowed makes every command "run unasked".
+    expect(mode("Bash(git push *)")).toBe(
+      "autonomous: jobs.claude.steps.claude allow Bash(git log:*)",
+    );
+    expect(mode("WebFetch")).toBe(
+      "denied: Workflow/claude-code-action/claude.yml reaches no network.egress",
+    );
+    expect(mode("Edit(src/**)")).toMatch(/^denied: /);
+    const skip = actionAgent({
+      path: FILE,
+      text: workflow({ args: "--dangerously-skip-permissions" }),
+    });
+    if (!skip) throw new Error("no agent");
+    expect(modeByBound(skip, "Edit(src/**)").mode).toBe("autonomous");
   });
 });

@@ -196,6 +196,75 @@ describe("Host/codex in the CLI and in a project", () => {
   });
 });
 
+describe("capability tests on Host/codex: requiresApproval", () => {
+  const modeOf = (text: string, toml: string) => {
+    const m = codexAgent([{ path: FILE, text: toml }])?.modeOf?.(text);
+    return m ? `${m.mode}: ${m.because}` : "none";
+  };
+
+  it("by the approval policy: untrusted asks before a command it does not know to be safe", () => {
+    const untrusted = BASE.replace('"on-request"', '"untrusted"');
+    expect(modeOf("Bash(git push origin main)", untrusted)).toBe(
+      "gated: approval_policy untrusted",
+    );
+    expect(modeOf("Bash(make deploy:*)", untrusted)).toBe("gated: approval_policy untrusted");
+    // What Codex runs unasked even then is never called asked: a safe command, a pattern.
+    expect(modeOf("Bash(ls -la)", untrusted)).toMatch(
+      /^autonomous: approval_policy untrusted, but .*known to be safe/,
+    );
+    expect(modeOf("Bash(git status)", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash(git *)", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash(git push:*)", untrusted)).toBe("gated: approval_policy untrusted");
+    expect(modeOf("Bash(gi*)", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash(/bin/cat x)", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash(*)", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash", untrusted)).toMatch(/^autonomous: /);
+    expect(modeOf("Bash(g* push)", untrusted)).toMatch(/^autonomous: /);
+    // Under on-request every command runs in the sandbox unasked.
+    expect(modeOf("Bash(git push origin main)", BASE)).toBe(
+      "autonomous: approval_policy on-request",
+    );
+  });
+
+  it("by effect for the rest: an MCP tool of a server it starts runs unasked, a server it has not is refused, an unmapped tool is unreadable", () => {
+    expect(modeOf("mcp__docs__search", BASE)).toBe("autonomous: mcp_servers.docs tools");
+    expect(modeOf("mcp__github__create_issue", BASE)).toBe(
+      "denied: Host/codex reaches no mcp.github.create_issue",
+    );
+    expect(modeOf("WebFetch", BASE)).toBe("gated: approval_policy on-request");
+    expect(modeOf("apply_patch", BASE)).toMatch(/^unreadable: Host\/codex decides by effect/);
+    expect(modeOf("Bash(", BASE)).toMatch(/^unreadable: /);
+  });
+
+  it("terfyn test decides them from the repository's .codex/config.toml", async () => {
+    const dir = committedRepo(
+      {
+        [FILE]: BASE.replace('"on-request"', '"untrusted"'),
+        "terfyn.yaml":
+          "apiVersion: terfyn.dev/v1\nkind: Project\nmetadata: { name: c }\nspec: {}\n",
+        "tests/codex.yaml": `apiVersion: terfyn.dev/v1
+kind: CapabilityTest
+metadata: { name: codex }
+spec:
+  assertions:
+    - requiresApproval: { agent: Host/codex, tool: "Bash(git push *)" }
+    - requiresApproval: { agent: Host/codex, tool: "Bash(git status)" }
+`,
+      },
+      {},
+      "terfyn-codex-test-",
+    );
+    const r = await runTerfyn(["test", "--project", dir], dir);
+    expect(r.stdout).toContain(
+      "PASS codex: requiresApproval { agent: Host/codex, tool: Bash(git push *) }",
+    );
+    expect(r.stdout).toContain(
+      "FAIL codex: requiresApproval { agent: Host/codex, tool: Bash(git status) }: Host/codex runs Bash(git status) without asking",
+    );
+    expect(r.code).toBe(1);
+  });
+});
+
 describe("Codex keys an adversarial pass found", () => {
   it("an MCP server's enabled_tools removed (every tool enabled) and an otel exporter widen", () => {
     expect(

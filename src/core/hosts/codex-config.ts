@@ -26,8 +26,9 @@ import { parse, TomlError } from "smol-toml";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
+import { parseClaudeRule } from "./claude-rules.ts";
 import type { HostChange } from "./claude-settings.ts";
-import type { HostAgent } from "./host-agents.ts";
+import { type HostAgent, modeByBound, type UseMode } from "./host-agents.ts";
 import { CODEX_CONFIG, roleOf } from "./host-paths.ts";
 import type { HostFile } from "./json-nodes.ts";
 import { keyLine, own } from "./json-nodes.ts";
@@ -408,15 +409,122 @@ export function codexBound(config: CodexConfig): EffectBoundEntry[] {
   return out;
 }
 
+/**
+ * Commands Codex runs unasked even under `approval_policy = "untrusted"` (its known-safe set:
+ * read-only commands; `git` and `cargo` only with the subcommands listed). Kept broad on
+ * purpose: a command that may be in it is never called "asked", so a larger set only makes
+ * fewer claims.
+ */
+const KNOWN_SAFE: ReadonlyMap<string, ReadonlySet<string> | undefined> = new Map([
+  ...[
+    "cat",
+    "cd",
+    "echo",
+    "false",
+    "grep",
+    "head",
+    "ls",
+    "nl",
+    "pwd",
+    "tail",
+    "true",
+    "wc",
+    "which",
+    "find",
+    "rg",
+    "sed",
+    "base64",
+    "cut",
+    "expr",
+    "numfmt",
+    "paste",
+    "rev",
+    "seq",
+    "sort",
+    "tac",
+    "tr",
+    "uniq",
+    "stat",
+    "file",
+    "du",
+    "df",
+    "tree",
+    "date",
+    "whoami",
+    "id",
+    "uname",
+    "env",
+    "printenv",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha256sum",
+    "bash",
+    "sh",
+    "zsh",
+  ].map((c) => [c, undefined] as const),
+  ["git", new Set(["status", "log", "diff", "show", "branch", "grep", "ls-files", "rev-parse"])],
+  ["cargo", new Set(["check"])],
+]);
+
+/**
+ * Whether a command pattern (Claude Code's grammar: `*` anywhere, a trailing `:*` a prefix) may
+ * match a command Codex knows to be safe: only the words before its first wildcard are sure.
+ */
+function maySeemSafe(specifier: string | undefined): boolean {
+  const spec = (specifier ?? "").trim();
+  const star = spec.indexOf("*");
+  let head = star < 0 ? spec : spec.slice(0, star);
+  let lastWhole = star < 0 || /\s$/.test(head);
+  if (star >= 0 && head.endsWith(":")) {
+    head = head.slice(0, -1);
+    lastWhole = true;
+  }
+  const words = head.split(/\s+/).filter((w) => w !== "");
+  const whole = (i: number) => i < words.length - 1 || (i === words.length - 1 && lastWhole);
+  const cmd = words[0];
+  if (cmd === undefined || !whole(0)) return true;
+  const name = cmd.replace(/^.*\//, "");
+  if (!KNOWN_SAFE.has(name)) return false;
+  const subs = KNOWN_SAFE.get(name);
+  const sub = words[1];
+  if (subs === undefined || sub === undefined || sub.startsWith("-") || !whole(1)) return true;
+  return subs.has(sub);
+}
+
+/**
+ * How Codex decides every use the rule `text` names: by its bound (see modeByBound). A command
+ * (`Bash(…)`) is decided by the approval policy alone (a server's or `notify`'s program is the
+ * host's own, not a use the agent asks for), and under `untrusted` a command Codex may take for
+ * known-safe runs unasked, so a rule is asked only when its command's first word is literal
+ * and outside that set.
+ */
+function codexUseMode(agent: HostAgent, text: string): UseMode {
+  const rule = parseClaudeRule(text);
+  if ("problem" in rule || rule.tool !== "Bash") return modeByBound(agent, text);
+  const m = modeByBound(
+    { ...agent, bound: agent.bound.filter((e) => e.tool.startsWith("approval_policy ")) },
+    text,
+  );
+  if (m.mode !== "gated") return m;
+  if (!maySeemSafe(rule.specifier)) return m;
+  return {
+    mode: "autonomous",
+    because: `${m.because}, but Codex runs commands known to be safe (ls, cat, git status, …) unasked, and this rule may name one`,
+    span: m.span,
+  };
+}
+
 /** Codex as an agent, from a project's `.codex/config.toml`. */
 export function codexAgent(files: readonly HostFile[]): HostAgent | undefined {
   const file = files.find((f) => roleOf(f) === CODEX_CONFIG);
   if (!file) return undefined;
   const config = readCodexConfig(file);
-  return {
+  const agent: HostAgent = {
     name: CODEX_AGENT,
     files: [file],
     bound: config.doc ? codexBound(config) : [],
     diagnostics: config.diagnostics,
   };
+  return { ...agent, modeOf: (text) => codexUseMode(agent, text) };
 }

@@ -23,6 +23,7 @@
  */
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import type { Diagnostic, Span } from "../diagnostics.ts";
+import { effectReaches } from "../model/agent-names.ts";
 import type { GrantMode } from "../model/project.ts";
 import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, firstContaining, parseClaudeRule, ruleContains } from "./claude-rules.ts";
@@ -134,6 +135,37 @@ export function useMode(settings: ClaudeSettings, text: string, fileSpan: Span):
     mode: mode?.value === "dontAsk" ? "denied" : asksNothing ? "autonomous" : "gated",
     because,
     span,
+  };
+}
+
+/**
+ * How a host without per-use rules (Codex, a workflow's agent) decides every use the rule
+ * `text` names, read off its bound: run unasked when an autonomous entry reaches the rule's
+ * effect, asked when only gated ones do, refused when none does. The bound is an
+ * over-approximation (an effect is autonomous when any use of it is), so "asked" and "refused"
+ * hold for every use the rule names; a tool Terfyn cannot map to an effect is unreadable,
+ * never refused.
+ */
+export function modeByBound(
+  agent: Pick<HostAgent, "name" | "bound" | "files">,
+  text: string,
+): UseMode {
+  const { name, bound } = agent;
+  const rule = parseClaudeRule(text);
+  if ("problem" in rule) return { mode: "unreadable", because: rule.problem };
+  const effect = effectOfTool(rule.tool);
+  if (effect === undefined || effect.startsWith("claude-code."))
+    return {
+      mode: "unreadable",
+      because: `${name} decides by effect: name a use as Bash(command), Read(path), Edit(path), WebFetch or mcp__server__tool`,
+    };
+  const reaching = bound.filter((e) => effectReaches(e.effect, effect));
+  const hit = reaching.find((e) => e.mode === "autonomous") ?? reaching[0];
+  if (hit) return { mode: hit.mode, because: hit.tool, span: hit.span };
+  return {
+    mode: "denied",
+    because: `${name} reaches no ${effect}`,
+    span: { file: agent.files[0]?.path ?? name, line: 1, column: 1, endLine: 1, endColumn: 1 },
   };
 }
 

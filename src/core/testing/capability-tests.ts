@@ -7,6 +7,7 @@ import type { AnalysedProject } from "../analysis/analysis.ts";
 import { boundLookup } from "../analysis/effect-bound.ts";
 import type { Assertion } from "../config/schemas.ts";
 import type { Span } from "../diagnostics.ts";
+import { modeByBound } from "../hosts/host-agents.ts";
 import { agentAddress, effectReaches, hasAgent } from "../model/agent-names.ts";
 
 export interface AssertionResult {
@@ -136,10 +137,7 @@ export function runCapabilityTests({ project, analysis }: AnalysedProject): Capa
         const host = project.hostAgents?.get(agent);
         if (host) {
           // Every use the rule names is asked (or refused), by the host's own precedence.
-          const m = host.modeOf?.(tool) ?? {
-            mode: "unreadable" as const,
-            because: `${agent} has no per-command rules: assert on its effects (forbidEffect, allowEffect)`,
-          };
+          const m = host.modeOf?.(tool) ?? modeByBound(host, tool);
           if (m.mode === "unreadable") results.push(fail(`${tool}: ${m.because}`));
           else if (m.mode === "autonomous")
             results.push(fail(`${agent} runs ${tool} without asking (${m.because})`, m.span));
