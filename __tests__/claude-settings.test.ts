@@ -77,9 +77,9 @@ describe("Claude Code settings", () => {
     expect(codes("")).toEqual(["TF6001 1:1"]);
   });
 
-  it("keys of the wrong type are errors at their line; the entries around them are still read", () => {
+  it("keys of the wrong type are errors at their line, and then the host ignores the file's whole permissions: read widest, narrowest on request", () => {
     expect(codes("[1, 2]")).toEqual(["TF6002 1:1"]);
-    expect(codes('{"permissions": "all"}')).toEqual(["TF6002 1:17"]);
+    expect(codes('{"permissions": "all"}')).toEqual(["TF6002 1:17", "TF6008 1:17"]);
     const s = located(`{"permissions": {
   "allow": "Bash",
   "deny": [42, "WebFetch"],
@@ -89,23 +89,49 @@ describe("Claude Code settings", () => {
       "TF6002 2",
       "TF6002 3",
       "TF6002 4",
+      "TF6008 2",
     ]);
     expect(s.diagnostics[2]?.message).toContain('not "yolo"');
-    expect(s.rules.deny.map((r) => r.text)).toEqual(["WebFetch"]);
+    // Claude Code's schema fails, so it ignores `permissions`: the deny no longer holds.
+    expect(s.rules.deny.map((r) => r.text)).toEqual([]);
+    expect(s.rejected.map((r) => `${r.path}:${r.span.line} lost ${r.lost}`)).toEqual([
+      ".claude/settings.json:2 lost 1",
+    ]);
+    const narrowest = readClaudeSettings(
+      [
+        {
+          path: SHARED,
+          text: '{"permissions":{"allow":["Bash(make *)","Bash("],"deny":["WebFetch"],"defaultMode":"plan"}}',
+        },
+      ],
+      new Set([SHARED]),
+    );
+    expect(narrowest.rules.allow).toEqual([]);
+    expect(narrowest.rules.deny.map((r) => r.text)).toEqual(["WebFetch"]);
+    expect(narrowest.defaultMode?.value).toBe("plan");
+    const widest = readClaudeSettings([
+      {
+        path: SHARED,
+        text: '{"permissions":{"allow":["Bash(make *)","Bash("],"deny":["WebFetch"],"defaultMode":"plan"}}',
+      },
+    ]);
+    expect(widest.rules.allow.map((r) => r.text)).toEqual(["Bash(make *)"]);
+    expect(widest.rules.deny).toEqual([]);
+    expect(widest.defaultMode).toBeUndefined();
   });
 
-  it('entries the host skips or never consults are warnings: not a rule (a "// comment" string too), a wildcard tool name, a path in Write or Glob', () => {
+  it('entries the host never consults are warnings (a wildcard tool name, a path in Write or Glob); one that is not a rule (a "// comment" string too) is rejected with the whole permissions', () => {
     const s = located(
       '{"permissions":{"allow":["// build commands","Bash(git","Bash()","mcp__*","Write(docs/**)","Glob(src/**)","mcp__github__*"]}}',
     );
-    expect(s.diagnostics.every((d) => d.severity === "warning")).toBe(true);
-    expect(s.diagnostics.map((d) => d.code)).toEqual([
-      "TF6003",
-      "TF6003",
-      "TF6003",
-      "TF6004",
-      "TF6004",
-      "TF6004",
+    expect(s.diagnostics.map((d) => `${d.code} ${d.severity}`)).toEqual([
+      "TF6003 warning",
+      "TF6003 warning",
+      "TF6003 warning",
+      "TF6004 warning",
+      "TF6004 warning",
+      "TF6004 warning",
+      "TF6008 error",
     ]);
     expect(s.diagnostics[4]?.message).toContain("only in Read(…) and Edit(…)");
     expect(s.rules.allow.map((r) => r.text)).toEqual([

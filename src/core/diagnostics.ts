@@ -93,6 +93,8 @@ export const DIAGNOSTIC_CODES = {
   TF6005: { severity: "warning", title: "rule allows more than it looks" },
   TF6006: { severity: "warning", title: "colon taken literally" },
   TF6007: { severity: "warning", title: "rule shadowed by a deny" },
+  // The host's schema rejects the file's `permissions` and it ignores them: its denies are gone.
+  TF6008: { severity: "error", title: "host ignores this file's permissions" },
 } as const satisfies Record<string, { severity: Severity; title: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -42,6 +42,17 @@ export interface ClaudeSettings {
    * specific scope's JSON.
    */
   settings: Map<string, { items?: string[]; json?: string; span: Span }>;
+  /**
+   * Files whose `permissions` Claude Code's schema rejects (an entry that is not a rule, a key
+   * of the wrong type): the host ignores that whole object (older versions: the whole file).
+   * Read widest by default: its allow rules and what widens kept, its deny and ask rules and
+   * what narrows dropped; `narrowest` in readClaudeSettings reads a file the other way.
+   */
+  rejected: {
+    path: string;
+    span: Span /** The deny and ask rules (narrowest: allow) dropped. */;
+    lost: number;
+  }[];
   diagnostics: Diagnostic[];
 }
 
@@ -203,19 +214,24 @@ export function widerThanItLooks(
 }
 
 /** Reads the settings files of one repository, least specific first (shared, then local). */
-export function readClaudeSettings(files: readonly HostFile[]): ClaudeSettings {
+export function readClaudeSettings(
+  files: readonly HostFile[],
+  /** Files whose rejected `permissions` are read narrowest: deny and ask kept, allow dropped. */
+  narrowest: ReadonlySet<string> = new Set(),
+): ClaudeSettings {
   const out: ClaudeSettings = {
     rules: { allow: [], ask: [], deny: [] },
     settings: new Map(),
     subagentModes: new Map(),
+    rejected: [],
     diagnostics: [],
   };
-  for (const file of files) readOne(file, out);
+  for (const file of files) readOne(file, out, narrowest.has(file.path));
   shadowed(out);
   return out;
 }
 
-function readOne(file: HostFile, out: ClaudeSettings): void {
+function readOne(file: HostFile, out: ClaudeSettings, narrowest: boolean): void {
   if (isClaudeMarkdownPath(roleOf(file))) {
     // A command's or skill's pre-approved tools are allow rules; a subagent's mode, hooks and
     // servers are settings of their own.
@@ -246,11 +262,12 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
     );
     return;
   }
-  readTracked(file, root, out);
   misplaced(file, root, out.diagnostics);
   const permissions = child(root, "permissions");
-  if (permissions === undefined) return;
-  if (permissions.type !== "object") {
+  const rules: Record<RuleList, LocatedRule[]> = { allow: [], ask: [], deny: [] };
+  let mode: { value: string; span: Span } | undefined;
+  const first = out.diagnostics.length;
+  if (permissions !== undefined && permissions.type !== "object")
     out.diagnostics.push(
       diagnostic(
         "TF6002",
@@ -258,25 +275,66 @@ function readOne(file: HostFile, out: ClaudeSettings): void {
         "`permissions` must be an object with allow, ask and deny lists",
       ),
     );
+  else if (permissions !== undefined) {
+    readRuleLists(file, permissions, out.diagnostics, rules, (text, list, span) =>
+      readRule(text, list, span, out.diagnostics),
+    );
+    const m = child(permissions, "defaultMode");
+    if (m !== undefined) {
+      const span = spanOf(file, m.offset, m.length);
+      const value = m.type === "string" ? String(getNodeValue(m)) : undefined;
+      if (value === undefined || !(CLAUDE_MODES as readonly string[]).includes(value))
+        out.diagnostics.push(
+          diagnostic(
+            "TF6002",
+            span,
+            `\`permissions.defaultMode\` must be one of ${CLAUDE_MODES.join(", ")}, not ${m.type === "string" ? JSON.stringify(value) : `a ${m.type}`}`,
+          ),
+        );
+      else mode = { value, span };
+    }
+  }
+  // The host validates the file against its schema; an entry that fails it (not a rule, the
+  // wrong type) makes it ignore the whole `permissions` object.
+  const failed = out.diagnostics
+    .slice(first)
+    .find((d) => d.code === "TF6002" || d.code === "TF6003");
+  if (failed === undefined) {
+    readTracked(file, root, out);
+    for (const list of ["allow", "ask", "deny"] as const) out.rules[list].push(...rules[list]);
+    if (mode) out.defaultMode = mode;
     return;
   }
-  readRuleLists(file, permissions, out.diagnostics, out.rules, (text, list, span) =>
-    readRule(text, list, span, out.diagnostics),
+  // Which way that goes depends on what the object held, so Terfyn reads it the way that
+  // hides no widening: a head keeps what widens (allow rules, a wider mode, more directories)
+  // and loses what narrows (deny and ask rules, a narrower mode); a base the other way.
+  const lost = narrowest ? rules.allow.length : rules.deny.length + rules.ask.length;
+  out.rejected.push({ path: file.path, span: failed.span, lost });
+  out.diagnostics.push(
+    diagnostic(
+      "TF6008",
+      failed.span,
+      `Claude Code's schema rejects this, and the host then ignores the whole \`permissions\` of ${file.path} (its allow, ask and deny rules and defaultMode; older versions ignore the whole file)`,
+      { hint: "fix or remove the entry; a comment cannot go inside a rule list" },
+    ),
   );
-  const mode = child(permissions, "defaultMode");
-  if (mode !== undefined) {
-    const span = spanOf(file, mode.offset, mode.length);
-    const value = mode.type === "string" ? String(getNodeValue(mode)) : undefined;
-    if (value === undefined || !(CLAUDE_MODES as readonly string[]).includes(value))
-      out.diagnostics.push(
-        diagnostic(
-          "TF6002",
-          span,
-          `\`permissions.defaultMode\` must be one of ${CLAUDE_MODES.join(", ")}, not ${mode.type === "string" ? JSON.stringify(value) : `a ${mode.type}`}`,
-        ),
-      );
-    else out.defaultMode = { value, span };
-  }
+  readTracked(
+    file,
+    root,
+    out,
+    (t) =>
+      t.path[0] !== "permissions" ||
+      (narrowest ? t.kind === "narrowing-value" : t.kind === "widening-list"),
+  );
+  if (narrowest) {
+    out.rules.ask.push(...rules.ask);
+    out.rules.deny.push(...rules.deny);
+  } else out.rules.allow.push(...rules.allow);
+  const rank = (v: string | undefined) =>
+    own(MODE_RANK, v ?? "default") ?? Number.POSITIVE_INFINITY;
+  const now = out.defaultMode?.value;
+  if (mode && (narrowest ? rank(mode.value) < rank(now) : rank(mode.value) > rank(now)))
+    out.defaultMode = mode;
 }
 
 /**
@@ -358,8 +416,14 @@ function misplaced(file: HostFile, root: Node, diagnostics: Diagnostic[]): void 
   }
 }
 
-function readTracked(file: HostFile, root: Node, out: ClaudeSettings): void {
+function readTracked(
+  file: HostFile,
+  root: Node,
+  out: ClaudeSettings,
+  keep: (t: (typeof TRACKED)[number]) => boolean = () => true,
+): void {
   for (const t of TRACKED) {
+    if (!keep(t)) continue;
     let node: Node | undefined = root;
     for (const k of t.path) node = child(node, k);
     if (node === undefined) continue;
@@ -421,7 +485,9 @@ function readRule(
   }
   const parsed = parseClaudeRule(text);
   if ("problem" in parsed) {
-    diagnostics.push(diagnostic("TF6003", span, `${parsed.problem}; the host never consults it`));
+    diagnostics.push(
+      diagnostic("TF6003", span, `${parsed.problem}; the host does not read it as a rule`),
+    );
     return undefined;
   }
   const rule: LocatedRule = { ...parsed, list, span };

@@ -41,12 +41,39 @@ export interface HostPlan {
 export function planClaudeCode(base: readonly HostFile[], head: readonly HostFile[]): HostPlan {
   const settings = (files: readonly HostFile[]) => files.filter((f) => roleOf(f) !== MCP_JSON);
   const after: ClaudeSettings = readClaudeSettings(settings(head));
+  // A file whose permissions the host rejects is read widest at the head; at the base, read
+  // narrowest unless the head's is rejected too (then alike, so an unchanged file is no change).
+  const rejectedNow = new Set(after.rejected.map((r) => r.path));
+  const was = readClaudeSettings(settings(base));
+  const narrowest = new Set(was.rejected.map((r) => r.path).filter((p) => !rejectedNow.has(p)));
+  const before = narrowest.size > 0 ? readClaudeSettings(settings(base), narrowest) : was;
+  const rejectedThen = new Set(was.rejected.map((r) => r.path));
   const mcp = mcpOf(head);
   return {
     agent: "Host/claude-code",
     files: head.map((f) => f.path),
     changes: [
-      ...claudeSettingsChanges(readClaudeSettings(settings(base)), after),
+      ...after.rejected
+        .filter((r) => !rejectedThen.has(r.path) && r.lost > 0)
+        .map(
+          (r): HostChange => ({
+            direction: "widened",
+            key: "permissions",
+            change: "changed",
+            file: r.path,
+            line: r.span.line,
+            reason: `Claude Code's schema rejects the entry at line ${r.span.line}, so the host ignores this file's whole \`permissions\`: its ${r.lost} deny and ask rule(s) no longer hold`,
+          }),
+        ),
+      ...claudeSettingsChanges(before, after).map((c) => {
+        const r = after.rejected.find((x) => x.path === c.file);
+        return r && c.change === "removed" && (c.list === "deny" || c.list === "ask")
+          ? {
+              ...c,
+              reason: `no longer holds: the host ignores this file's \`permissions\` (line ${r.span.line})`,
+            }
+          : c;
+      }),
       ...mcpChanges(mcpOf(base), mcp),
     ],
     diagnostics: [...after.diagnostics, ...mcp.diagnostics],
