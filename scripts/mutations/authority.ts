@@ -1073,4 +1073,22 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/gh-aw.test.ts",
     filter: "the bound merges what the workflow imports",
   },
+  {
+    group: "format",
+    guard: "fmt: a \"\"\" string moves with its line only when its value stays the same",
+    file: "src/core/language/format.ts",
+    find: "  return again?.value === token.value ? moved : token.text;",
+    replace: "  return moved;",
+    test: "__tests__/fmt.test.ts",
+    filter: "moves with its line",
+  },
+  {
+    group: "format",
+    guard: "fmt: a file that does not parse is left as it is",
+    file: "src/core/language/format.ts",
+    find: "  if (problems.length > 0) return { ok: false, diagnostics: problems };",
+    replace: "",
+    test: "__tests__/fmt.test.ts",
+    filter: "does not parse",
+  },
 ];

@@ -25,6 +25,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "check a project's .agent files and YAML resources",
     run: (a, io) => import("./commands/validate.ts").then((m) => m.validateCommand(a, io)),
   },
+  fmt: {
+    summary: "lay out .agent files one way (--check for CI)",
+    run: (a, io) => import("./commands/fmt.ts").then((m) => m.fmtCommand(a, io)),
+  },
   plan: {
     summary: "show what would change, above all in agents' authority",
     run: (a, io) => import("./commands/plan.ts").then((m) => m.planCommand(a, io)),
