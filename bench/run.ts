@@ -66,6 +66,7 @@ import { SourceText } from "../src/core/source.ts";
 import { validateProject } from "../src/core/validate.ts";
 import { ActionBenchBroken, runActionBench } from "./action.ts";
 import { CachingBenchBroken, runCachingBench } from "./caching.ts";
+import { runEditorBench } from "./editor.ts";
 import { EngineBenchBroken, runEngineBench } from "./engine.ts";
 import { benchGit } from "./git-repo.ts";
 import { runHostCorpusBench } from "./host-corpus.ts";
@@ -771,6 +772,14 @@ async function main(): Promise<number> {
       sections.push({
         rows: [["host configurations: the settings corpus", "(bench/host-corpus.ts)"], ...h.rows],
         targets: h.targets,
+      });
+    }
+    // The language server's edit-to-diagnostics time on the same 2,000 agents.
+    if (opts.validate) {
+      const e = runEditorBench(opts.quick ? 3 : 7);
+      sections.push({
+        rows: [["editor: the language server", "(bench/editor.ts)"], ...e.rows],
+        targets: e.targets,
       });
     }
     if (opts.engine) {

@@ -3,7 +3,7 @@
  * schemas in src/core/config/schemas.ts. `--check` fails (exit 1) when a committed file is stale.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { RESOURCE_KINDS, resourceSchemas } from "../src/core/config/schemas.ts";
@@ -51,9 +51,14 @@ outputs.set(
 );
 
 let stale = 0;
-mkdirSync(outDir, { recursive: true });
-for (const [file, text] of outputs) {
-  const path = join(outDir, file);
+// The VS Code extension ships its own copy (vsce packages editors/vscode alone).
+const targets = [outDir, join(root, "editors", "vscode", "schemas")];
+for (const dir of targets) mkdirSync(dir, { recursive: true });
+for (const [dir, [file, text]] of targets.flatMap((d) =>
+  [...outputs].map((o) => [d, o] as const),
+)) {
+  const path = join(dir, file);
+  const shown = `${relative(root, dir)}/${file}`;
   let current: string | undefined;
   try {
     current = readFileSync(path, "utf8");
@@ -62,12 +67,13 @@ for (const [file, text] of outputs) {
   }
   if (current === text) continue;
   if (check) {
-    console.error(`schemas/${file} is out of date: run \`npm run schemas\` and commit the result`);
+    console.error(`${shown} is out of date: run \`npm run schemas\` and commit the result`);
     stale++;
   } else {
     writeFileSync(path, text);
-    console.log(`wrote schemas/${file}`);
+    console.log(`wrote ${shown}`);
   }
 }
-if (check && stale === 0) console.log(`schemas/ is up to date (${outputs.size} files)`);
+if (check && stale === 0)
+  console.log(`schemas/ and editors/vscode/schemas/ are up to date (${outputs.size} files each)`);
 process.exitCode = stale > 0 ? 1 : 0;

@@ -699,7 +699,8 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "hosts",
-    guard: "Codex requiresApproval: a command is decided by the approval policy, not by a server's program",
+    guard:
+      "Codex requiresApproval: a command is decided by the approval policy, not by a server's program",
     file: "src/core/hosts/codex-config.ts",
     find: '    { ...agent, bound: agent.bound.filter((e) => e.tool.startsWith("approval_policy ")) },',
     replace: "    agent,",
@@ -726,7 +727,8 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "hosts",
-    guard: "Claude Code: an entry its schema rejects makes the host ignore the file's whole permissions",
+    guard:
+      "Claude Code: an entry its schema rejects makes the host ignore the file's whole permissions",
     file: "src/core/hosts/claude-settings.ts",
     find: "  if (failed === undefined) {",
     replace: "  if (true) {",
@@ -744,7 +746,8 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "hosts",
-    guard: "Claude Code: a rejected base is read narrowest, so a fix that lets its allow rules hold widens",
+    guard:
+      "Claude Code: a rejected base is read narrowest, so a fix that lets its allow rules hold widens",
     file: "src/core/hosts/host-plan.ts",
     find: "  const before = narrowest.size > 0 ? readClaudeSettings(settings(base), narrowest) : was;",
     replace: "  const before = was;",
@@ -753,7 +756,8 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "hosts",
-    guard: "Claude Code: a file rejected on both sides is read alike (an unchanged file is no change)",
+    guard:
+      "Claude Code: a file rejected on both sides is read alike (an unchanged file is no change)",
     file: "src/core/hosts/host-plan.ts",
     find: ".filter((p) => !rejectedNow.has(p))",
     replace: "",
@@ -1075,7 +1079,7 @@ export const AUTHORITY: Mutation[] = [
   },
   {
     group: "format",
-    guard: "fmt: a \"\"\" string moves with its line only when its value stays the same",
+    guard: 'fmt: a """ string moves with its line only when its value stays the same',
     file: "src/core/language/format.ts",
     find: "  return again?.value === token.value ? moved : token.text;",
     replace: "  return moved;",
@@ -1090,5 +1094,23 @@ export const AUTHORITY: Mutation[] = [
     replace: "",
     test: "__tests__/fmt.test.ts",
     filter: "does not parse",
+  },
+  {
+    group: "editor",
+    guard: "hover: a forbid that names the agent bears on it whatever it reaches today",
+    file: "src/core/language/hover.ts",
+    find: "      return names && (effects === undefined || touches(effect));",
+    replace: "      return names && touches(effect);",
+    test: "__tests__/hover.test.ts",
+    filter: "on an agent's name",
+  },
+  {
+    group: "editor",
+    guard: "lsp: the editor's unsaved buffer wins over the file on disk",
+    file: "src/adapters/lsp/server.ts",
+    find: "        byPath.set(rel, text);",
+    replace: "        void text;",
+    test: "__tests__/lsp.test.ts",
+    filter: "publishes validate's diagnostics",
   },
 ];

@@ -29,6 +29,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "lay out .agent files one way (--check for CI)",
     run: (a, io) => import("./commands/fmt.ts").then((m) => m.fmtCommand(a, io)),
   },
+  lsp: {
+    summary: "the language server for editors (--stdio)",
+    run: (a, io) => import("./commands/lsp.ts").then((m) => m.lspCommand(a, io)),
+  },
   plan: {
     summary: "show what would change, above all in agents' authority",
     run: (a, io) => import("./commands/plan.ts").then((m) => m.planCommand(a, io)),

@@ -1,2 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{a,b,c,d,e,f}from"./chunk-MPZ6IF3L.js";import"./chunk-GHVDMYU6.js";import"./chunk-WV2TDCMY.js";export{a as GIT_HARDENING,d as GitProcessError,f as gitText,b as hardenedGitEnv,c as inheritedEnv,e as runGitProcess};

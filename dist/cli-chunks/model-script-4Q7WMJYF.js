@@ -1,2 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{b as a,c as b}from"./chunk-P5DIRFJP.js";import"./chunk-PMPGV4OQ.js";import"./chunk-ML6YJ7H3.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";export{a as ModelScriptError,b as ScriptedModel};

@@ -1,0 +1,2 @@
+import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
+import{b as a,c as b}from"./chunk-ZSQ3IRS4.js";import"./chunk-DHUJKWYY.js";import"./chunk-ML6YJ7H3.js";import"./chunk-FCTJB2H2.js";import"./chunk-7TZ6NXZM.js";export{a as ModelScriptError,b as ScriptedModel};

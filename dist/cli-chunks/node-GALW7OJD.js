@@ -1,2 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{a,b,c,d,e,f,g}from"./chunk-F7XZ5ESH.js";import"./chunk-WV2TDCMY.js";export{a as child_process,b as crypto,c as fs,d as os,e as path,f as stream,g as util};

@@ -1,2 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{a as b,b as c}from"./chunk-YC7BO4Y6.js";import{c as a}from"./chunk-UOG3TGML.js";import"./chunk-HACHNXH4.js";import"./chunk-BUSIXZ24.js";import"./chunk-ML6YJ7H3.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";export{b as MODEL_SCRIPT_COPY,a as RunDirectoryError,c as RunStore};

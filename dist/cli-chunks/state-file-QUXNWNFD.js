@@ -1,2 +1,0 @@
-import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{b as a,c as b,d as c,e as d}from"./chunk-XOE3QMLS.js";import"./chunk-HACHNXH4.js";import"./chunk-BUSIXZ24.js";import"./chunk-YFUMW23J.js";import"./chunk-WV2TDCMY.js";export{a as StateFileError,b as readStateFile,c as stateFromText,d as writeStateFile};

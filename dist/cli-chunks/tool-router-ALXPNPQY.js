@@ -1,0 +1,2 @@
+import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
+import{a,b}from"./chunk-V2LMHS2M.js";import"./chunk-T4BZ3IG4.js";import"./chunk-GHVDMYU6.js";import"./chunk-GGY3QJ3Z.js";import"./chunk-7TZ6NXZM.js";export{a as ToolSetupError,b as buildToolPort};

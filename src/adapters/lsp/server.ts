@@ -1,0 +1,218 @@
+/**
+ * The language server behind `terfyn lsp --stdio` (vscode-languageserver), first step: the
+ * diagnostics `terfyn validate` gives, with the same codes and spans, for every file of the
+ * project an open `.agent` or YAML file belongs to, as the editor's buffers have them (what is
+ * not open is read from disk); formatting (the formatter `terfyn fmt` uses); document symbols.
+ *
+ * A document's project is the nearest directory above it holding terfyn.yaml; a file in none
+ * is checked alone (an `.agent` file's syntax). Nothing here runs anything a project names.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  type Connection,
+  DiagnosticSeverity,
+  type DocumentSymbol,
+  type Diagnostic as LspDiagnostic,
+  SymbolKind,
+  TextDocumentSyncKind,
+  TextDocuments,
+} from "vscode-languageserver/node";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import type { Diagnostic, Span } from "../../core/diagnostics.ts";
+import { formatAgentText } from "../../core/language/format.ts";
+import { hoverAt } from "../../core/language/hover.ts";
+import { parseAgentFile } from "../../core/language/parser.ts";
+import { SourceText } from "../../core/source.ts";
+import { type ValidationResult, validateProject } from "../../core/validate.ts";
+import { readProjectDirectory } from "../fs/read-project.ts";
+
+const PROJECT_FILE = "terfyn.yaml";
+
+/** The directory of the nearest terfyn.yaml at or above `file`'s directory, if any. */
+function projectRootOf(file: string): string | undefined {
+  let dir = dirname(file);
+  for (;;) {
+    if (existsSync(join(dir, PROJECT_FILE))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+const rangeOf = (s: Span) => ({
+  start: { line: Math.max(0, s.line - 1), character: Math.max(0, s.column - 1) },
+  end: { line: Math.max(0, s.endLine - 1), character: Math.max(0, s.endColumn - 1) },
+});
+
+function toLsp(d: Diagnostic): LspDiagnostic {
+  return {
+    range: rangeOf(d.span),
+    severity:
+      d.severity === "error"
+        ? DiagnosticSeverity.Error
+        : d.severity === "warning"
+          ? DiagnosticSeverity.Warning
+          : DiagnosticSeverity.Information,
+    code: d.code,
+    source: "terfyn",
+    message: d.hint ? `${d.message}\nhint: ${d.hint}` : d.message,
+  };
+}
+
+const isProjectDocument = (path: string) =>
+  path.endsWith(".agent") || path.endsWith(".yaml") || path.endsWith(".yml");
+
+export function startLanguageServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  /** Per project root, the files it last published diagnostics for (to clear them). */
+  const published = new Map<string, Set<string>>();
+  /** The latest check asked for each root: an older one that finishes later publishes nothing. */
+  const generation = new Map<string, number>();
+  /** Each root's last validated project, for hover. */
+  const validated = new Map<string, ValidationResult>();
+
+  const openTexts = () => {
+    const out = new Map<string, string>();
+    for (const doc of documents.all())
+      if (doc.uri.startsWith("file:")) out.set(fileURLToPath(doc.uri), doc.getText());
+    return out;
+  };
+
+  const publish = (root: string, byFile: Map<string, LspDiagnostic[]>) => {
+    const before = published.get(root) ?? new Set<string>();
+    for (const file of before)
+      if (!byFile.has(file))
+        void connection.sendDiagnostics({ uri: pathToFileURL(file).href, diagnostics: [] });
+    for (const [file, diagnostics] of byFile)
+      void connection.sendDiagnostics({ uri: pathToFileURL(file).href, diagnostics });
+    published.set(root, new Set(byFile.keys()));
+  };
+
+  async function check(uri: string): Promise<void> {
+    if (!uri.startsWith("file:")) return;
+    const path = fileURLToPath(uri);
+    if (!isProjectDocument(path)) return;
+    const root = projectRootOf(path);
+    const texts = openTexts();
+    if (root === undefined) {
+      // No project: an .agent file's own syntax.
+      if (!path.endsWith(".agent")) return;
+      const text = texts.get(path) ?? "";
+      const parsed = parseAgentFile(new SourceText(path, text));
+      publish(path, new Map([[path, parsed.diagnostics.map(toLsp)]]));
+      return;
+    }
+    const mine = (generation.get(root) ?? 0) + 1;
+    generation.set(root, mine);
+    let files: { path: string; text: string }[];
+    let readDiagnostics: Diagnostic[] = [];
+    try {
+      const read = await readProjectDirectory(root);
+      files = read.files;
+      readDiagnostics = read.diagnostics;
+    } catch (e) {
+      connection.console.error(`terfyn lsp: cannot read ${root}: ${String(e)}`);
+      return;
+    }
+    // The editor's buffers win over the disk, and an open file not yet saved is part of it.
+    const inRoot = (abs: string) => {
+      const rel = relative(root, abs);
+      return rel.startsWith("..") || rel.startsWith(sep) ? undefined : rel.split(sep).join("/");
+    };
+    const byPath = new Map(files.map((f) => [f.path, f.text]));
+    for (const [abs, text] of texts) {
+      const rel = inRoot(abs);
+      if (rel !== undefined && isProjectDocument(abs) && (byPath.has(rel) || abs === path))
+        byPath.set(rel, text);
+    }
+    const result = validateProject([...byPath].map(([p, text]) => ({ path: p, text })));
+    if (generation.get(root) !== mine) return;
+    validated.set(root, result);
+    const byFile = new Map<string, LspDiagnostic[]>();
+    for (const rel of byPath.keys()) byFile.set(join(root, rel), []);
+    for (const d of [...readDiagnostics, ...result.diagnostics]) {
+      const abs = join(root, d.span.file);
+      const list = byFile.get(abs) ?? [];
+      list.push(toLsp(d));
+      byFile.set(abs, list);
+    }
+    publish(root, byFile);
+  }
+
+  connection.onInitialize(() => ({
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      documentFormattingProvider: true,
+      documentSymbolProvider: true,
+      hoverProvider: true,
+    },
+    serverInfo: { name: "terfyn" },
+  }));
+
+  documents.onDidChangeContent((e) => {
+    void check(e.document.uri);
+  });
+  documents.onDidClose((e) => {
+    // The file's diagnostics now come from the disk's version.
+    void check(e.document.uri);
+  });
+
+  /** The open `.agent` document at `uri`, if there is one. */
+  const agentDocument = (uri: string) => {
+    const doc = documents.get(uri);
+    return doc?.uri.endsWith(".agent") ? doc : undefined;
+  };
+
+  connection.onDocumentFormatting((params) => {
+    const doc = agentDocument(params.textDocument.uri);
+    if (!doc) return [];
+    const r = formatAgentText(doc.uri, doc.getText());
+    if (!r.ok || !r.changed) return [];
+    return [
+      {
+        range: { start: { line: 0, character: 0 }, end: doc.positionAt(doc.getText().length) },
+        newText: r.text,
+      },
+    ];
+  });
+
+  connection.onHover((params) => {
+    if (!params.textDocument.uri.startsWith("file:")) return null;
+    const path = fileURLToPath(params.textDocument.uri);
+    const root = projectRootOf(path);
+    const result = root === undefined ? undefined : validated.get(root);
+    if (root === undefined || result === undefined) return null;
+    const rel = relative(root, path).split(sep).join("/");
+    const { line, character } = params.position;
+    const markdown = hoverAt(result, rel, line + 1, character + 1);
+    return markdown === undefined ? null : { contents: { kind: "markdown", value: markdown } };
+  });
+
+  connection.onDocumentSymbol((params) => {
+    const doc = agentDocument(params.textDocument.uri);
+    if (!doc) return [];
+    const source = new SourceText(doc.uri, doc.getText());
+    const parsed = parseAgentFile(source);
+    const symbols: DocumentSymbol[] = [];
+    for (const decl of parsed.file.decls) {
+      const name = "name" in decl ? decl.name.name : decl.kind;
+      const kind =
+        decl.kind === "agent"
+          ? SymbolKind.Class
+          : decl.kind === "workflow"
+            ? SymbolKind.Function
+            : decl.kind === "tool"
+              ? SymbolKind.Interface
+              : SymbolKind.Namespace;
+      const range = rangeOf(source.span(decl.range));
+      const selectionRange = "name" in decl ? rangeOf(source.span(decl.name.range)) : range;
+      symbols.push({ name, detail: decl.kind, kind, range, selectionRange });
+    }
+    return symbols;
+  });
+
+  documents.listen(connection);
+  connection.listen();
+}
