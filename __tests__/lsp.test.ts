@@ -15,6 +15,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node";
+import { committedRepo } from "./helpers/committed-repo.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "terfyn.mjs");
 
@@ -130,7 +131,7 @@ describe("terfyn lsp --stdio", () => {
     expect(await exited).toBe(0);
   }, 30_000);
 
-  it("hover on an agent shows its bound and the policies that bear on it (the example project, read from disk)", async () => {
+  it("hover on an agent shows its bound and the policies that bear on it; definition and references (the example project, read from disk)", async () => {
     const file = join(import.meta.dirname, "..", "examples", "implement-review-loop", "main.agent");
     const text = readFileSync(file, "utf8");
     const uri = pathToFileURL(file).href;
@@ -147,6 +148,52 @@ describe("terfyn lsp --stdio", () => {
     expect(hover.contents.kind).toBe("markdown");
     expect(hover.contents.value).toContain("`Agent/Reviewer`");
     expect(hover.contents.value).toContain("`Policy/no-reviewer-writes`");
+
+    // Go to definition from a grant's tool: its Tool resource in tools.yaml.
+    const grant = text.slice(0, text.indexOf("tool.workspace.read_file") + 7).split("\n");
+    const def = (await rpc.sendRequest("textDocument/definition", {
+      textDocument: { uri },
+      position: { line: grant.length - 1, character: grant.at(-1)?.length ?? 0 },
+    })) as { uri: string; range: { start: { line: number } } };
+    expect(def.uri).toBe(pathToFileURL(join(file, "..", "tools.yaml")).href);
+    const refs = (await rpc.sendRequest("textDocument/references", {
+      textDocument: { uri },
+      position: { line: before.length - 1, character: (before.at(-1)?.length ?? 0) + 2 },
+      context: { includeDeclaration: true },
+    })) as { uri: string }[];
+    expect(refs).toHaveLength(2);
+  }, 30_000);
+
+  it("a code lens on each agent says how its authority changed against the base revision (HEAD)", async () => {
+    const tools = readFileSync(
+      join(import.meta.dirname, "..", "examples", "implement-review-loop", "tools.yaml"),
+      "utf8",
+    );
+    const agents = (grant: string) =>
+      `agent Writer {\n  model "mock/gpt-4"\n  grants {\n    tool.workspace.read_file\n${grant}  }\n}\nagent Reader {\n  model "mock/gpt-4"\n  grants {\n    tool.workspace.read_file\n  }\n}\n`;
+    const dir = committedRepo(
+      { "terfyn.yaml": PROJECT, "tools.yaml": tools, "main.agent": agents("") },
+      {},
+      "terfyn-lsp-lens-",
+    );
+    const uri = pathToFileURL(join(dir, "main.agent")).href;
+    const { rpc, diagnosticsFor } = await startServer();
+    await rpc.sendNotification("textDocument/didOpen", {
+      textDocument: {
+        uri,
+        languageId: "terfyn-agent",
+        version: 1,
+        text: agents("    tool.workspace.write_file\n").replace("agent Reader", "agent Newcomer"),
+      },
+    });
+    await diagnosticsFor(uri, () => true);
+    const lenses = (await rpc.sendRequest("textDocument/codeLens", {
+      textDocument: { uri },
+    })) as { range: { start: { line: number } }; command: { title: string } }[];
+    expect(lenses.map((l) => `${l.range.start.line} ${l.command.title}`)).toEqual([
+      "0 authority vs HEAD: autonomous WIDENED, gated UNCHANGED",
+      "7 new agent vs HEAD",
+    ]);
   }, 30_000);
 
   it("an .agent file outside any project gets its own syntax errors", async () => {

@@ -7,7 +7,8 @@ const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
 let client;
 
 function activate(context) {
-  const command = vscode.workspace.getConfiguration("terfyn").get("path") || "terfyn";
+  const settings = vscode.workspace.getConfiguration("terfyn");
+  const command = settings.get("path") || "terfyn";
   const server = { command, args: ["lsp", "--stdio"], transport: TransportKind.stdio };
   client = new LanguageClient(
     "terfyn",
@@ -18,6 +19,7 @@ function activate(context) {
         { scheme: "file", language: "terfyn-agent" },
         { scheme: "file", language: "yaml" },
       ],
+      initializationOptions: { baseRef: settings.get("baseRef") || "HEAD" },
     },
   );
   context.subscriptions.push({ dispose: () => client && client.stop() });

@@ -1113,4 +1113,13 @@ export const AUTHORITY: Mutation[] = [
     test: "__tests__/lsp.test.ts",
     filter: "publishes validate's diagnostics",
   },
+  {
+    group: "editor",
+    guard: "lsp code lens: an agent the base does not have is new, never 'unchanged'",
+    file: "src/adapters/lsp/server.ts",
+    find: "        const title = !known.has(address)",
+    replace: "        const title = false",
+    test: "__tests__/lsp.test.ts",
+    filter: "code lens",
+  },
 ];

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
+  CompletionItemKind,
   type Connection,
   DiagnosticSeverity,
   type DocumentSymbol,
@@ -21,12 +22,18 @@ import {
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { Diagnostic, Span } from "../../core/diagnostics.ts";
+import { type Completion, completionsAt } from "../../core/language/complete.ts";
 import { formatAgentText } from "../../core/language/format.ts";
 import { hoverAt } from "../../core/language/hover.ts";
+import { definitionOf, referencesOf, symbolAt } from "../../core/language/navigate.ts";
 import { parseAgentFile } from "../../core/language/parser.ts";
+import { agentAddress } from "../../core/model/agent-names.ts";
+import { planProject } from "../../core/plan/plan-project.ts";
+import { projectResources, type ResourceRecord } from "../../core/plan/resources.ts";
 import { SourceText } from "../../core/source.ts";
 import { type ValidationResult, validateProject } from "../../core/validate.ts";
 import { readProjectDirectory } from "../fs/read-project.ts";
+import { readProjectAtRevision } from "../git/read-revision.ts";
 
 const PROJECT_FILE = "terfyn.yaml";
 
@@ -60,6 +67,17 @@ function toLsp(d: Diagnostic): LspDiagnostic {
     message: d.hint ? `${d.message}\nhint: ${d.hint}` : d.message,
   };
 }
+
+const COMPLETION_KINDS: Record<Completion["kind"], CompletionItemKind> = {
+  keyword: CompletionItemKind.Keyword,
+  agent: CompletionItemKind.Class,
+  workflow: CompletionItemKind.Function,
+  tool: CompletionItemKind.Module,
+  operation: CompletionItemKind.Method,
+  schema: CompletionItemKind.Struct,
+  effect: CompletionItemKind.EnumMember,
+  kind: CompletionItemKind.Enum,
+};
 
 const isProjectDocument = (path: string) =>
   path.endsWith(".agent") || path.endsWith(".yaml") || path.endsWith(".yml");
@@ -141,15 +159,23 @@ export function startLanguageServer(connection: Connection): void {
     publish(root, byFile);
   }
 
-  connection.onInitialize(() => ({
-    capabilities: {
-      textDocumentSync: TextDocumentSyncKind.Incremental,
-      documentFormattingProvider: true,
-      documentSymbolProvider: true,
-      hoverProvider: true,
-    },
-    serverInfo: { name: "terfyn" },
-  }));
+  connection.onInitialize((params) => {
+    const options = params.initializationOptions as { baseRef?: unknown } | undefined;
+    if (typeof options?.baseRef === "string" && options.baseRef !== "") baseRef = options.baseRef;
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        documentFormattingProvider: true,
+        documentSymbolProvider: true,
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        completionProvider: { triggerCharacters: ["."] },
+        codeLensProvider: {},
+      },
+      serverInfo: { name: "terfyn" },
+    };
+  });
 
   documents.onDidChangeContent((e) => {
     void check(e.document.uri);
@@ -178,16 +204,119 @@ export function startLanguageServer(connection: Connection): void {
     ];
   });
 
-  connection.onHover((params) => {
-    if (!params.textDocument.uri.startsWith("file:")) return null;
-    const path = fileURLToPath(params.textDocument.uri);
+  /** The validated project of a document, and the document's path in it. */
+  const located = (uri: string) => {
+    if (!uri.startsWith("file:")) return undefined;
+    const path = fileURLToPath(uri);
     const root = projectRootOf(path);
     const result = root === undefined ? undefined : validated.get(root);
-    if (root === undefined || result === undefined) return null;
-    const rel = relative(root, path).split(sep).join("/");
+    if (root === undefined || result === undefined) return undefined;
+    return { root, result, rel: relative(root, path).split(sep).join("/") };
+  };
+  const locationOf = (root: string, span: Span) => ({
+    uri: pathToFileURL(join(root, span.file)).href,
+    range: rangeOf(span),
+  });
+
+  connection.onHover((params) => {
+    const at = located(params.textDocument.uri);
+    if (!at) return null;
     const { line, character } = params.position;
-    const markdown = hoverAt(result, rel, line + 1, character + 1);
+    const markdown = hoverAt(at.result, at.rel, line + 1, character + 1);
     return markdown === undefined ? null : { contents: { kind: "markdown", value: markdown } };
+  });
+
+  /**
+   * Each root's resources at the base revision (`baseRef`, default HEAD), for the code lens:
+   * read with git plumbing at most every BASE_TTL_MS; undefined when there is none to read
+   * (not a git repository, no such revision, a base that does not validate).
+   */
+  const bases = new Map<string, { at: number; resources?: ResourceRecord[]; commit?: string }>();
+  const BASE_TTL_MS = 30_000;
+  let baseRef = "HEAD";
+  const baseOf = async (root: string) => {
+    const cached = bases.get(root);
+    if (cached && Date.now() - cached.at < BASE_TTL_MS) return cached;
+    let entry: { at: number; resources?: ResourceRecord[]; commit?: string } = { at: Date.now() };
+    try {
+      const rev = await readProjectAtRevision(root, baseRef);
+      const v = rev.existed ? validateProject(rev.files) : undefined;
+      if (!rev.existed) entry = { at: entry.at, resources: [], commit: rev.commit };
+      else if (v && !v.diagnostics.some((d) => d.severity === "error"))
+        entry = { at: entry.at, resources: projectResources(v).resources, commit: rev.commit };
+    } catch {
+      // No git, no such revision: no lens.
+    }
+    bases.set(root, entry);
+    return entry;
+  };
+
+  connection.onCodeLens(async (params) => {
+    const at = located(params.textDocument.uri);
+    if (at === undefined || !at.rel.endsWith(".agent")) return [];
+    const base = await baseOf(at.root);
+    if (base.resources === undefined) return [];
+    const planned = planProject(
+      at.result,
+      {
+        resources: base.resources,
+        source: { source: "git", ref: baseRef, ...(base.commit ? { commit: base.commit } : {}) },
+      },
+      { path: "." },
+    );
+    if (!planned.ok) return [];
+    const byAgent = new Map(planned.plan.authority.agents.map((a) => [a.address, a]));
+    const known = new Set(base.resources.map((r) => r.address));
+    return [...at.result.project.agents.values()]
+      .filter((a) => a.span.file === at.rel)
+      .map((a) => {
+        const address = agentAddress(a.name);
+        const change = byAgent.get(address);
+        const title = !known.has(address)
+          ? `new agent vs ${baseRef}`
+          : change === undefined ||
+              (change.autonomous === "UNCHANGED" && change.gated === "UNCHANGED")
+            ? `authority unchanged vs ${baseRef}`
+            : `authority vs ${baseRef}: autonomous ${change.autonomous}, gated ${change.gated}`;
+        return { range: rangeOf(a.span), command: { title, command: "" } };
+      });
+  });
+
+  connection.onCompletion((params) => {
+    const at = located(params.textDocument.uri);
+    const doc = documents.get(params.textDocument.uri);
+    if (!at || !doc) return [];
+    const items = completionsAt(
+      at.result.project,
+      at.rel,
+      doc.getText(),
+      doc.offsetAt(params.position),
+    );
+    return items.map((c) => ({
+      label: c.label,
+      kind: COMPLETION_KINDS[c.kind],
+      ...(c.detail !== undefined ? { detail: c.detail } : {}),
+    }));
+  });
+
+  connection.onDefinition((params) => {
+    const at = located(params.textDocument.uri);
+    if (!at) return null;
+    const { line, character } = params.position;
+    const symbol = symbolAt(at.result.project, at.rel, line + 1, character + 1);
+    const span = symbol && definitionOf(at.result.project, symbol);
+    return span ? locationOf(at.root, span) : null;
+  });
+
+  connection.onReferences((params) => {
+    const at = located(params.textDocument.uri);
+    if (!at) return [];
+    const { line, character } = params.position;
+    const symbol = symbolAt(at.result.project, at.rel, line + 1, character + 1);
+    if (!symbol) return [];
+    const { definition, uses } = referencesOf(at.result.project, symbol);
+    const spans = params.context.includeDeclaration && definition ? [definition, ...uses] : uses;
+    return spans.map((s) => locationOf(at.root, s));
   });
 
   connection.onDocumentSymbol((params) => {

@@ -16,8 +16,11 @@ export const LSP_HELP = `Usage: terfyn lsp --stdio
 Run the Terfyn language server on standard input and output (the Language
 Server Protocol), for an editor to start. It reports what \`terfyn validate\`
 reports, as you type, for the project of each open .agent or YAML file (the
-nearest directory above it holding terfyn.yaml), formats .agent files as
-\`terfyn fmt\` does, and lists a file's agents, workflows and tools.
+nearest directory above it holding terfyn.yaml); on hover over an agent or a
+grant, shows what it reaches and the policies that bear on it; goes to the
+definition of an agent, workflow, tool, operation or schema and finds its
+references; formats .agent files as \`terfyn fmt\` does; and lists a file's
+agents, workflows and tools.
 
 Options:
   --stdio      speak the protocol on standard input and output (required)

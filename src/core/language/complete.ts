@@ -1,0 +1,128 @@
+/**
+ * Completion for the language server: what may be written at the cursor, from the text before
+ * it and the project's names. In an `.agent` file: declarations at the top level, an agent's
+ * or the defaults' items, grants (`tool.<tool>.<operation>`, each with its effects), schema
+ * names after `input`/`output`/`:`/`->`, effects inside `effects { … }`, agents and workflows
+ * in a workflow's body. In a YAML resource: the kinds after `kind:`, effects after `effect:`,
+ * agents after `agent:`, grants after `holding:`/`tool:`. Pure.
+ */
+
+import { agentAddress } from "../model/agent-names.ts";
+import type { ResolvedProject } from "../model/project.ts";
+
+export interface Completion {
+  label: string;
+  kind: "keyword" | "agent" | "workflow" | "tool" | "operation" | "schema" | "effect" | "kind";
+  detail?: string;
+}
+
+const DECLARATIONS = ["agent", "workflow", "tool", "defaults", "provider"];
+const AGENT_ITEMS = [
+  "model",
+  "input",
+  "output",
+  "instructions",
+  "maxTurns",
+  "maxTokens",
+  "temperature",
+  "grants",
+];
+const DEFAULTS_ITEMS = ["model", "maxTurns", "maxTokens", "temperature"];
+const STATEMENTS = ["while", "if", "approve", "return"];
+const KINDS = ["Project", "Tool", "Schema", "Policy", "CapabilityTest"];
+
+const words = (list: readonly string[], kind: Completion["kind"]): Completion[] =>
+  list.map((label) => ({ label, kind }));
+
+/** Every effect the project's operations declare, sorted. */
+function effectsOf(project: ResolvedProject): Completion[] {
+  const all = new Set<string>();
+  for (const t of project.tools.values())
+    for (const op of t.operations.values()) for (const e of op.effects) all.add(e);
+  return [...all].sort().map((label) => ({ label, kind: "effect" }));
+}
+
+function grantsOf(project: ResolvedProject): Completion[] {
+  return [...project.tools.values()].flatMap((t) =>
+    [...t.operations.values()].map((op) => ({
+      label: `tool.${t.name}.${op.name}`,
+      kind: "operation" as const,
+      detail: op.effects.join(", "),
+    })),
+  );
+}
+
+/**
+ * The innermost `{` still open in `text`, by the first word of its line (`agent`, `grants`,
+ * `effects`, `while`, …; `workflow` for a body whose brace follows `-> T` or the effects
+ * clause), and how many are open. Braces in strings and comments do not count.
+ */
+function enclosing(text: string): { depth: number; opener?: string } {
+  const stack: string[] = [];
+  const re = /"""[\s\S]*?(?:"""|$)|"(?:[^"\\\n]|\\.)*"?|\/\/[^\n]*|[{}]/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0] === "}") stack.pop();
+    if (m[0] !== "{") continue;
+    const before = text.slice(0, m.index).replace(/\s+$/, "");
+    const last = before.slice(before.lastIndexOf("\n") + 1);
+    const head = /^[\s}]*(\w*)/.exec(last)?.[1] ?? "";
+    // A body's brace follows the signature (`-> T`) or the closed effects clause.
+    const body = /\)\s*->\s*\w+$/.test(before) || /}$/.test(before);
+    stack.push(body ? "workflow" : head);
+  }
+  return { depth: stack.length, opener: stack.at(-1) };
+}
+
+const BODY_OPENERS = new Set(["workflow", "while", "if", "else"]);
+
+export function completionsAt(
+  project: ResolvedProject,
+  file: string,
+  text: string,
+  offset: number,
+): Completion[] {
+  const before = text.slice(0, offset);
+  const line = before.slice(before.lastIndexOf("\n") + 1);
+  if (file.endsWith(".yaml") || file.endsWith(".yml")) {
+    if (/^\s*kind:\s*\w*$/.test(line)) return words(KINDS, "kind");
+    if (/\beffect:\s*[\w.*]*$/.test(line)) return effectsOf(project);
+    if (/\bagent:\s*[\w/]*$/.test(line))
+      return [...project.agents.keys()].map((a) => ({
+        label: a,
+        kind: "agent",
+        detail: agentAddress(a),
+      }));
+    if (/\b(holding|tool):\s*[\w.]*$/.test(line)) return grantsOf(project);
+    return [];
+  }
+  if (!file.endsWith(".agent")) return [];
+  const op = /\btool\.(\w+)\.\w*$/.exec(line);
+  if (op) {
+    const tool = project.tools.get(op[1] ?? "");
+    return tool
+      ? [...tool.operations.values()].map((o) => ({
+          label: o.name,
+          kind: "operation",
+          detail: o.effects.join(", "),
+        }))
+      : [];
+  }
+  if (/\btool\.\w*$/.test(line))
+    return [...project.tools.keys()].map((t) => ({ label: t, kind: "tool" }));
+  if (/\b(input|output)\s+\w*$|[(,]\s*\w+\s*:\s*\w*$|->\s*\w*$/.test(line))
+    return [...project.schemas.keys()].map((s) => ({ label: s, kind: "schema" }));
+  const { depth, opener } = enclosing(before);
+  if (opener === "effects") return effectsOf(project);
+  if (!/^\s*\w*$/.test(line) && !/=\s*\w*$/.test(line)) return [];
+  if (depth === 0) return words(DECLARATIONS, "keyword");
+  if (opener === "agent") return words(AGENT_ITEMS, "keyword");
+  if (opener === "defaults") return words(DEFAULTS_ITEMS, "keyword");
+  if (opener === "grants") return grantsOf(project);
+  if (!BODY_OPENERS.has(opener ?? "")) return [];
+  // A workflow's body: statements, and what may be called.
+  return [
+    ...(/=\s*\w*$/.test(line) ? [] : words(STATEMENTS, "keyword")),
+    ...[...project.agents.keys()].map((a) => ({ label: a, kind: "agent" as const })),
+    ...[...project.workflows.keys()].map((w) => ({ label: w, kind: "workflow" as const })),
+  ];
+}
