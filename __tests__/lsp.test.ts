@@ -161,7 +161,7 @@ describe("terfyn lsp --stdio", () => {
       position: { line: before.length - 1, character: (before.at(-1)?.length ?? 0) + 2 },
       context: { includeDeclaration: true },
     })) as { uri: string }[];
-    expect(refs).toHaveLength(2);
+    expect(refs).toHaveLength(4); // the declaration, the call, the policy and the test
   }, 30_000);
 
   it("a code lens on each agent says how its authority changed against the base revision (HEAD)", async () => {

@@ -58,6 +58,8 @@ describe("go to definition and references", async () => {
     expect(where(refs.definition)).toBe(`main.agent:${lineOf("main.agent", "agent Reviewer")}:7`);
     expect(refs.uses.map(where)).toEqual([
       `main.agent:${lineOf("main.agent", "state = Reviewer(")}:13`,
+      "policies.yaml:9:24",
+      "tests/capabilities.yaml:8:30",
     ]);
     const grants = referencesOf(project, {
       kind: "operation",
@@ -67,5 +69,23 @@ describe("go to definition and references", async () => {
     expect(grants.uses).toHaveLength(2);
     expect(symbol("state.approved", 7)).toBeUndefined();
     expect(symbol("while", 1)).toBeUndefined();
+  });
+
+  it("from a YAML resource: a policy's agent, a test's workflow and grant go to the .agent file and tools.yaml", () => {
+    const yamlSymbol = (file: string, needle: string, into: number) => {
+      const lines = readFileSync(join(EXAMPLE, file), "utf8").split("\n");
+      const line = lines.findIndex((l) => l.includes(needle));
+      return symbolAt(project, file, line + 1, (lines[line]?.indexOf(needle) ?? 0) + into + 1);
+    };
+    const agent = yamlSymbol("policies.yaml", "agent: Reviewer", 8);
+    expect(agent).toEqual({ kind: "agent", name: "Reviewer" });
+    expect(where(agent && definitionOf(project, agent))).toBe(
+      `main.agent:${lineOf("main.agent", "agent Reviewer")}:7`,
+    );
+    expect(yamlSymbol("tests/capabilities.yaml", "workflow: ImplementAndReview", 12)).toEqual({
+      kind: "workflow",
+      name: "ImplementAndReview",
+    });
+    expect(yamlSymbol("policies.yaml", "effect: workspace.write", 9)).toBeUndefined();
   });
 });

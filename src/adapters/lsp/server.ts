@@ -37,6 +37,9 @@ import { readProjectAtRevision } from "../git/read-revision.ts";
 
 const PROJECT_FILE = "terfyn.yaml";
 
+/** How long after a change the project is checked (a burst of keystrokes is checked once). */
+const CHECK_DELAY_MS = 40;
+
 /** The directory of the nearest terfyn.yaml at or above `file`'s directory, if any. */
 function projectRootOf(file: string): string | undefined {
   let dir = dirname(file);
@@ -177,13 +180,26 @@ export function startLanguageServer(connection: Connection): void {
     };
   });
 
-  documents.onDidChangeContent((e) => {
-    void check(e.document.uri);
-  });
-  documents.onDidClose((e) => {
-    // The file's diagnostics now come from the disk's version.
-    void check(e.document.uri);
-  });
+  /**
+   * A check per document, a short while after its last change (typing fires one per key; each
+   * check re-validates the whole project), never letting a failure end the server.
+   */
+  const pending = new Map<string, ReturnType<typeof setTimeout>>();
+  const schedule = (uri: string) => {
+    clearTimeout(pending.get(uri));
+    pending.set(
+      uri,
+      setTimeout(() => {
+        pending.delete(uri);
+        check(uri).catch((e: unknown) =>
+          connection.console.error(`terfyn lsp: checking ${uri} failed: ${String(e)}`),
+        );
+      }, CHECK_DELAY_MS),
+    );
+  };
+  documents.onDidChangeContent((e) => schedule(e.document.uri));
+  // Closed: the file's diagnostics now come from the disk's version.
+  documents.onDidClose((e) => schedule(e.document.uri));
 
   /** The open `.agent` document at `uri`, if there is one. */
   const agentDocument = (uri: string) => {

@@ -60,7 +60,51 @@ function offsetOf(text: string, line: number, column: number): number {
   return offset + column - 1;
 }
 
-/** The symbol at a 1-based line and column of an `.agent` file of the project, if any. */
+/**
+ * The names a YAML resource gives after a key that names one: `agent:` (an agent), `workflow:`
+ * (a workflow), `holding:` or `tool:` (`tool.<tool>.<operation>`: the tool and the operation),
+ * each with its 1-based line and its columns.
+ */
+function yamlNames(
+  project: ResolvedProject,
+  text: string,
+): { symbol: NamedSymbol; line: number; start: number; end: number }[] {
+  const out: { symbol: NamedSymbol; line: number; start: number; end: number }[] = [];
+  text.split("\n").forEach((row, i) => {
+    for (const m of row.matchAll(/\b(agent|workflow):\s*["']?([A-Za-z_]\w*)/g)) {
+      const [whole, key, name = ""] = m;
+      const end = (m.index ?? 0) + whole.length + 1;
+      const known = key === "agent" ? project.agents.has(name) : project.workflows.has(name);
+      if (known)
+        out.push({
+          symbol: { kind: key === "agent" ? "agent" : "workflow", name },
+          line: i + 1,
+          start: end - name.length,
+          end,
+        });
+    }
+    for (const m of row.matchAll(/\b(?:holding|tool):\s*["']?tool\.(\w+)\.(\w+)/g)) {
+      const [whole, tool = "", operation = ""] = m;
+      const end = (m.index ?? 0) + whole.length + 1;
+      const opStart = end - operation.length;
+      out.push({
+        symbol: { kind: "tool", name: tool },
+        line: i + 1,
+        start: opStart - 1 - tool.length,
+        end: opStart - 1,
+      });
+      out.push({
+        symbol: { kind: "operation", tool, name: operation },
+        line: i + 1,
+        start: opStart,
+        end,
+      });
+    }
+  });
+  return out;
+}
+
+/** The symbol at a 1-based line and column of an `.agent` file or YAML resource, if any. */
 export function symbolAt(
   project: ResolvedProject,
   file: string,
@@ -68,6 +112,10 @@ export function symbolAt(
   column: number,
 ): NamedSymbol | undefined {
   const source = project.sources.get(file);
+  if (source && /\.ya?ml$/.test(file))
+    return yamlNames(project, source.text).find(
+      (n) => n.line === line && column >= n.start && column <= n.end,
+    )?.symbol;
   if (!source || !file.endsWith(".agent")) return undefined;
   const offset = offsetOf(source.text, line, column);
   const tokens = lex(source).tokens;
@@ -112,6 +160,12 @@ export function referencesOf(
   const files = [...project.sources.entries()].filter(([p]) => p.endsWith(".agent"));
   files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const uses = files.flatMap(([, source]) => namesIn(project, source, s, definition));
+  const yaml = [...project.sources.entries()].filter(([p]) => /\.ya?ml$/.test(p));
+  yaml.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [path, source] of yaml)
+    for (const n of yamlNames(project, source.text))
+      if (same(n.symbol, s))
+        uses.push({ file: path, line: n.line, column: n.start, endLine: n.line, endColumn: n.end });
   return definition ? { definition, uses } : { uses };
 }
 
