@@ -17,7 +17,7 @@ describe("completion", async () => {
     completionsAt(project, file, text.replace("|", ""), text.indexOf("|")).map((c) => c.label);
 
   it("in an .agent file: declarations, items, grants, operations, schemas, effects, calls", () => {
-    expect(at("agent A {}\n|")).toEqual(["agent", "workflow", "tool", "defaults", "provider"]);
+    expect(at("agent A {}\n|")).toEqual(["defaults", "provider", "tool", "agent", "workflow"]);
     expect(at("agent A {\n  inp|")).toContain("input");
     expect(at("agent A {\n  grants {\n    |")).toContain("tool.workspace.write_file");
     expect(at("agent A {\n  grants {\n    tool.|")).toEqual(["workspace"]);

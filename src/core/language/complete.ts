@@ -7,29 +7,16 @@
  * agents after `agent:`, grants after `holding:`/`tool:`. Pure.
  */
 
+import { RESOURCE_KINDS } from "../config/schemas.ts";
 import { agentAddress } from "../model/agent-names.ts";
 import type { ResolvedProject } from "../model/project.ts";
+import { AGENT_ITEMS, DECL_KEYWORDS, DEFAULTS_ITEMS, STATEMENT_KEYWORDS } from "./parser.ts";
 
 export interface Completion {
   label: string;
   kind: "keyword" | "agent" | "workflow" | "tool" | "operation" | "schema" | "effect" | "kind";
   detail?: string;
 }
-
-const DECLARATIONS = ["agent", "workflow", "tool", "defaults", "provider"];
-const AGENT_ITEMS = [
-  "model",
-  "input",
-  "output",
-  "instructions",
-  "maxTurns",
-  "maxTokens",
-  "temperature",
-  "grants",
-];
-const DEFAULTS_ITEMS = ["model", "maxTurns", "maxTokens", "temperature"];
-const STATEMENTS = ["while", "if", "approve", "return"];
-const KINDS = ["Project", "Tool", "Schema", "Policy", "CapabilityTest"];
 
 const words = (list: readonly string[], kind: Completion["kind"]): Completion[] =>
   list.map((label) => ({ label, kind }));
@@ -84,7 +71,7 @@ export function completionsAt(
   const before = text.slice(0, offset);
   const line = before.slice(before.lastIndexOf("\n") + 1);
   if (file.endsWith(".yaml") || file.endsWith(".yml")) {
-    if (/^\s*kind:\s*\w*$/.test(line)) return words(KINDS, "kind");
+    if (/^\s*kind:\s*\w*$/.test(line)) return words(RESOURCE_KINDS, "kind");
     if (/\beffect:\s*[\w.*]*$/.test(line)) return effectsOf(project);
     if (/\bagent:\s*[\w/]*$/.test(line))
       return [...project.agents.keys()].map((a) => ({
@@ -114,14 +101,14 @@ export function completionsAt(
   const { depth, opener } = enclosing(before);
   if (opener === "effects") return effectsOf(project);
   if (!/^\s*\w*$/.test(line) && !/=\s*\w*$/.test(line)) return [];
-  if (depth === 0) return words(DECLARATIONS, "keyword");
+  if (depth === 0) return words(DECL_KEYWORDS, "keyword");
   if (opener === "agent") return words(AGENT_ITEMS, "keyword");
   if (opener === "defaults") return words(DEFAULTS_ITEMS, "keyword");
   if (opener === "grants") return grantsOf(project);
   if (!BODY_OPENERS.has(opener ?? "")) return [];
   // A workflow's body: statements, and what may be called.
   return [
-    ...(/=\s*\w*$/.test(line) ? [] : words(STATEMENTS, "keyword")),
+    ...(/=\s*\w*$/.test(line) ? [] : words(STATEMENT_KEYWORDS, "keyword")),
     ...[...project.agents.keys()].map((a) => ({ label: a, kind: "agent" as const })),
     ...[...project.workflows.keys()].map((w) => ({ label: w, kind: "workflow" as const })),
   ];

@@ -34,8 +34,9 @@ export interface ParseResult {
   diagnostics: Diagnostic[];
 }
 
-const DECL_KEYWORDS = ["defaults", "provider", "tool", "agent", "workflow"];
-const AGENT_ITEMS = [
+/** The language's words by where they may stand (the parser's, and completion's). */
+export const DECL_KEYWORDS = ["defaults", "provider", "tool", "agent", "workflow"];
+export const AGENT_ITEMS = [
   "model",
   "input",
   "output",
@@ -45,8 +46,8 @@ const AGENT_ITEMS = [
   "temperature",
   "grants",
 ];
-const DEFAULTS_ITEMS = ["model", "maxTurns", "maxTokens", "temperature"];
-const STATEMENT_KEYWORDS = ["while", "if", "approve", "return"];
+export const DEFAULTS_ITEMS = ["model", "maxTurns", "maxTokens", "temperature"];
+export const STATEMENT_KEYWORDS = ["while", "if", "approve", "return"];
 
 /** Deepest nesting of blocks, parentheses, calls and `!` the parser accepts. */
 export const MAX_NESTING = 100;

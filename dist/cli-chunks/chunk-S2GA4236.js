@@ -1,5 +1,5 @@
 import{createRequire as __terfynCreateRequire}from'node:module';import{fileURLToPath as __terfynPath}from'node:url';const require=__terfynCreateRequire(import.meta.url);const __filename=__terfynPath(import.meta.url);const __dirname=__terfynPath(new URL('.',import.meta.url));
-import{D as h,E as $,w as k}from"./chunk-SKSSCB5U.js";var D="  ";function I(n){let e=[],i=0;for(;i<n.length;){let r=n[i];if(r===`
+import{E as h,J as $,w as k}from"./chunk-BEGTXWK3.js";var D="  ";function I(n){let e=[],i=0;for(;i<n.length;){let r=n[i];if(r===`
 `)e.push({kind:"newline"}),i++;else if(r==="/"&&n[i+1]==="/"){let o=n.indexOf(`
 `,i);o<0&&(o=n.length),e.push({kind:"comment",text:n.slice(i,o).replace(/[ \t\r]+$/,"")}),i=o}else i++}return{items:e}}var N=new Set(["{","("]),b=new Set(["}",")"]);function j(n,e){return!(e.kind===","||e.kind===")"||e.kind==="."||e.kind===":"||n.kind==="("||n.kind==="."||n.kind==="!"||n.kind==="{"&&e.kind==="}"||e.kind==="("&&(n.kind==="ident"||n.kind===")"))}function A(n,e){let i=n.lastIndexOf(`
 `,e-1)+1;return/^[ \t]*/.exec(n.slice(i))?.[0]??""}function E(n,e,i){if(!n.text.startsWith('"""')||!n.text.includes(`
