@@ -48,6 +48,13 @@ export class SourceText {
     return { line: line + 1, column: o - (this.lineStarts[line] as number) + 1 };
   }
 
+  /** The offset of a 1-based line and column (the inverse of `position`), clamped to the text. */
+  offset(line: number, column: number): number {
+    const start = this.lineStarts[Math.max(0, line - 1)];
+    if (start === undefined) return this.text.length;
+    return Math.max(0, Math.min(start + column - 1, this.text.length));
+  }
+
   /**
    * The 0-based line holding an (in-range) offset. Spans are asked for mostly in file order, so
    * the line of the previous answer (or the next one) is tried before a binary search.
@@ -124,3 +131,11 @@ export function fileSpan(path: string): Span {
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 export const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.source;
+
+/** Whether a 1-based line and column lies within `span` (its end excluded). */
+export function inSpan(span: Span, line: number, column: number): boolean {
+  return (
+    (line > span.line || (line === span.line && column >= span.column)) &&
+    (line < span.endLine || (line === span.endLine && column < span.endColumn))
+  );
+}

@@ -1,11 +1,14 @@
 /**
- * The language server behind `terfyn lsp --stdio` (vscode-languageserver), first step: the
- * diagnostics `terfyn validate` gives, with the same codes and spans, for every file of the
- * project an open `.agent` or YAML file belongs to, as the editor's buffers have them (what is
- * not open is read from disk); formatting (the formatter `terfyn fmt` uses); document symbols.
+ * The language server behind `terfyn lsp --stdio` (vscode-languageserver): for each open
+ * `.agent` or YAML file, the project it belongs to is validated with the editor's buffers in
+ * place of the disk's files, and validate's diagnostics (same codes and spans) are published for
+ * every file of it; hover (core/language/hover.ts), definition and references (navigate.ts),
+ * completion (complete.ts), formatting (format.ts, as `terfyn fmt`), document symbols, and a
+ * code lens per agent comparing its authority with a base revision (the plan's own comparison).
  *
  * A document's project is the nearest directory above it holding terfyn.yaml; a file in none
- * is checked alone (an `.agent` file's syntax). Nothing here runs anything a project names.
+ * is checked alone (an `.agent` file's syntax). Nothing here runs anything a project names; the
+ * base revision is read with git plumbing, as `terfyn plan --against` reads it.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
@@ -82,6 +85,12 @@ const COMPLETION_KINDS: Record<Completion["kind"], CompletionItemKind> = {
   kind: CompletionItemKind.Enum,
 };
 
+/** A file's path in the project at `root` (`/`-separated), or undefined when it is outside. */
+function projectPath(root: string, abs: string): string | undefined {
+  const rel = relative(root, abs);
+  return rel.startsWith("..") || rel.startsWith(sep) ? undefined : rel.split(sep).join("/");
+}
+
 const isProjectDocument = (path: string) =>
   path.endsWith(".agent") || path.endsWith(".yaml") || path.endsWith(".yml");
 
@@ -91,7 +100,7 @@ export function startLanguageServer(connection: Connection): void {
   const published = new Map<string, Set<string>>();
   /** The latest check asked for each root: an older one that finishes later publishes nothing. */
   const generation = new Map<string, number>();
-  /** Each root's last validated project, for hover. */
+  /** Each root's last validated project, for hover, definition, completion and the lens. */
   const validated = new Map<string, ValidationResult>();
 
   const openTexts = () => {
@@ -138,13 +147,9 @@ export function startLanguageServer(connection: Connection): void {
       return;
     }
     // The editor's buffers win over the disk, and an open file not yet saved is part of it.
-    const inRoot = (abs: string) => {
-      const rel = relative(root, abs);
-      return rel.startsWith("..") || rel.startsWith(sep) ? undefined : rel.split(sep).join("/");
-    };
     const byPath = new Map(files.map((f) => [f.path, f.text]));
     for (const [abs, text] of texts) {
-      const rel = inRoot(abs);
+      const rel = projectPath(root, abs);
       if (rel !== undefined && isProjectDocument(abs) && (byPath.has(rel) || abs === path))
         byPath.set(rel, text);
     }
@@ -226,8 +231,9 @@ export function startLanguageServer(connection: Connection): void {
     const path = fileURLToPath(uri);
     const root = projectRootOf(path);
     const result = root === undefined ? undefined : validated.get(root);
-    if (root === undefined || result === undefined) return undefined;
-    return { root, result, rel: relative(root, path).split(sep).join("/") };
+    const rel = root === undefined ? undefined : projectPath(root, path);
+    if (root === undefined || result === undefined || rel === undefined) return undefined;
+    return { root, result, rel };
   };
   const locationOf = (root: string, span: Span) => ({
     uri: pathToFileURL(join(root, span.file)).href,
@@ -247,24 +253,27 @@ export function startLanguageServer(connection: Connection): void {
    * read with git plumbing at most every BASE_TTL_MS; undefined when there is none to read
    * (not a git repository, no such revision, a base that does not validate).
    */
-  const bases = new Map<string, { at: number; resources?: ResourceRecord[]; commit?: string }>();
+  type Base = { at: number; resources?: ResourceRecord[]; commit?: string };
+  const bases = new Map<string, Base>();
   const BASE_TTL_MS = 30_000;
   let baseRef = "HEAD";
+  const readBase = async (root: string, at: number): Promise<Base> => {
+    try {
+      const rev = await readProjectAtRevision(root, baseRef);
+      if (!rev.existed) return { at, resources: [], commit: rev.commit };
+      const v = validateProject(rev.files);
+      if (v.diagnostics.some((d) => d.severity === "error")) return { at };
+      return { at, resources: projectResources(v).resources, commit: rev.commit };
+    } catch {
+      return { at }; // No git, no such revision: no lens.
+    }
+  };
   const baseOf = async (root: string) => {
     const cached = bases.get(root);
     if (cached && Date.now() - cached.at < BASE_TTL_MS) return cached;
-    let entry: { at: number; resources?: ResourceRecord[]; commit?: string } = { at: Date.now() };
-    try {
-      const rev = await readProjectAtRevision(root, baseRef);
-      const v = rev.existed ? validateProject(rev.files) : undefined;
-      if (!rev.existed) entry = { at: entry.at, resources: [], commit: rev.commit };
-      else if (v && !v.diagnostics.some((d) => d.severity === "error"))
-        entry = { at: entry.at, resources: projectResources(v).resources, commit: rev.commit };
-    } catch {
-      // No git, no such revision: no lens.
-    }
-    bases.set(root, entry);
-    return entry;
+    const base = await readBase(root, Date.now());
+    bases.set(root, base);
+    return base;
   };
 
   connection.onCodeLens(async (params) => {

@@ -117,9 +117,10 @@ export async function fmtCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`formatted ${escapeTerminalText(f.display)}\n`);
     }
   }
+  const rest = plural(files.length - changed - broken, "file");
   const summary = check
-    ? `${plural(changed, "file")} not formatted, ${plural(files.length - changed - broken, "file")} formatted`
-    : `${plural(changed, "file")} formatted, ${plural(files.length - changed - broken, "file")} unchanged`;
+    ? `${plural(changed, "file")} not formatted, ${rest} formatted`
+    : `${plural(changed, "file")} formatted, ${rest} unchanged`;
   io.stderr(
     `terfyn fmt: ${summary}${broken > 0 ? `, ${plural(broken, "file")} that do not parse` : ""}\n`,
   );

@@ -23,6 +23,23 @@ export interface PolicyViolationRecord {
   ruleSpan: Span;
 }
 
+/**
+ * The agents a `forbid` rule applies to: every agent holding its grant (`holding`), every
+ * agent (`*`), or the one it names.
+ */
+export function forbidTargets(
+  project: ResolvedProject,
+  forbid: { agent?: string; holding?: string },
+): string[] {
+  const { agent: who, holding } = forbid;
+  if (holding !== undefined)
+    return [...project.agents.values()]
+      .filter((a) => a.grants.some((g) => g.ref === holding))
+      .map((a) => a.name);
+  if (who === "*") return agentNames(project);
+  return who !== undefined && hasAgent(project, who) ? [who] : [];
+}
+
 /** Computed once per project by analyseProject (analysis.ts), with the agents' bounds. */
 export function findPolicyViolations(
   project: ResolvedProject,
@@ -35,17 +52,7 @@ export function findPolicyViolations(
       const { effect } = rule.forbid;
       const holding = rule.forbid.holding;
       const who = rule.forbid.agent ?? `holding ${holding}`;
-      const targets =
-        holding !== undefined
-          ? [...project.agents.values()]
-              .filter((a) => a.grants.some((g) => g.ref === holding))
-              .map((a) => a.name)
-          : who === "*"
-            ? agentNames(project)
-            : hasAgent(project, who)
-              ? [who]
-              : [];
-      for (const agent of targets) {
+      for (const agent of forbidTargets(project, rule.forbid)) {
         for (const e of boundOf(agent)) {
           if (!effectReaches(e.effect, effect)) continue;
           out.push({

@@ -223,7 +223,7 @@ export interface RuleChange {
 }
 
 /** A glob's literal opening: its elements before the first wildcard, as one string. */
-function literalPrefix(g: Glob): string {
+export function literalPrefix(g: Glob): string {
   let out = "";
   for (const e of g) {
     if (e === "*" || e === SEGMENT) break;

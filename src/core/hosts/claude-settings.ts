@@ -50,7 +50,8 @@ export interface ClaudeSettings {
    */
   rejected: {
     path: string;
-    span: Span /** The deny and ask rules (narrowest: allow) dropped. */;
+    span: Span;
+    /** How many deny and ask rules (read narrowest: allow rules) were dropped. */
     lost: number;
   }[];
   diagnostics: Diagnostic[];

@@ -26,7 +26,7 @@ import { parse, TomlError } from "smol-toml";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
 import { type Diagnostic, diagnostic, type Span } from "../diagnostics.ts";
 import type { GrantMode } from "../model/project.ts";
-import { parseClaudeRule } from "./claude-rules.ts";
+import { bashGlobs, literalPrefix, parseClaudeRule } from "./claude-rules.ts";
 import type { HostChange } from "./claude-settings.ts";
 import { type HostAgent, modeByBound, type UseMode } from "./host-agents.ts";
 import { CODEX_CONFIG, roleOf } from "./host-paths.ts";
@@ -468,28 +468,27 @@ const KNOWN_SAFE: ReadonlyMap<string, ReadonlySet<string> | undefined> = new Map
 ]);
 
 /**
- * Whether a command pattern (Claude Code's grammar: `*` anywhere, a trailing `:*` a prefix) may
- * match a command Codex knows to be safe: only the words before its first wildcard are sure.
+ * Whether a command pattern (Claude Code's grammar, read by bashGlobs) may match a command
+ * Codex knows to be safe: only the words of a glob's literal opening that a space (or the end
+ * of a glob without a wildcard) closes are sure.
  */
 function maySeemSafe(specifier: string | undefined): boolean {
-  const spec = (specifier ?? "").trim();
-  const star = spec.indexOf("*");
-  let head = star < 0 ? spec : spec.slice(0, star);
-  let lastWhole = star < 0 || /\s$/.test(head);
-  if (star >= 0 && head.endsWith(":")) {
-    head = head.slice(0, -1);
-    lastWhole = true;
-  }
-  const words = head.split(/\s+/).filter((w) => w !== "");
-  const whole = (i: number) => i < words.length - 1 || (i === words.length - 1 && lastWhole);
-  const cmd = words[0];
-  if (cmd === undefined || !whole(0)) return true;
-  const name = cmd.replace(/^.*\//, "");
-  if (!KNOWN_SAFE.has(name)) return false;
-  const subs = KNOWN_SAFE.get(name);
-  const sub = words[1];
-  if (subs === undefined || sub === undefined || sub.startsWith("-") || !whole(1)) return true;
-  return subs.has(sub);
+  if (specifier === undefined) return true;
+  return bashGlobs(specifier.trim()).some((g) => {
+    const opening = literalPrefix(g);
+    const words = opening.split(/\s+/).filter((w) => w !== "");
+    const closed = !g.includes("*") || /\s$/.test(opening);
+    const sure = (i: number) => i < words.length - 1 || (i === words.length - 1 && closed);
+    const cmd = words[0];
+    if (cmd === undefined || !sure(0)) return true;
+    const name = cmd.replace(/^.*\//, "");
+    if (!KNOWN_SAFE.has(name)) return false;
+    const subs = KNOWN_SAFE.get(name);
+    const sub = words[1];
+    return (
+      subs === undefined || sub === undefined || sub.startsWith("-") || !sure(1) || subs.has(sub)
+    );
+  });
 }
 
 /**

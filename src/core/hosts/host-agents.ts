@@ -29,6 +29,7 @@ import { byCodeUnit } from "../order.ts";
 import { type ClaudeRule, firstContaining, parseClaudeRule, ruleContains } from "./claude-rules.ts";
 import { type ClaudeSettings, type HostFile, readClaudeSettings } from "./claude-settings.ts";
 import { CLAUDE_SETTINGS_PATHS, isClaudeMarkdownPath, MCP_JSON, roleOf } from "./host-paths.ts";
+import { lineSpan } from "./json-nodes.ts";
 import { type McpConfig, readMcpJson } from "./mcp-json.ts";
 
 export {
@@ -165,7 +166,7 @@ export function modeByBound(
   return {
     mode: "denied",
     because: `${name} reaches no ${effect}`,
-    span: { file: agent.files[0]?.path ?? name, line: 1, column: 1, endLine: 1, endColumn: 1 },
+    span: lineSpan(agent.files[0]?.path ?? name, 1),
   };
 }
 

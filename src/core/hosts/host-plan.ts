@@ -45,9 +45,9 @@ export function planClaudeCode(base: readonly HostFile[], head: readonly HostFil
   // narrowest unless the head's is rejected too (then alike, so an unchanged file is no change).
   const rejectedNow = new Set(after.rejected.map((r) => r.path));
   const was = readClaudeSettings(settings(base));
-  const narrowest = new Set(was.rejected.map((r) => r.path).filter((p) => !rejectedNow.has(p)));
-  const before = narrowest.size > 0 ? readClaudeSettings(settings(base), narrowest) : was;
   const rejectedThen = new Set(was.rejected.map((r) => r.path));
+  const narrowest = new Set([...rejectedThen].filter((p) => !rejectedNow.has(p)));
+  const before = narrowest.size > 0 ? readClaudeSettings(settings(base), narrowest) : was;
   const mcp = mcpOf(head);
   return {
     agent: "Host/claude-code",

@@ -10,6 +10,8 @@
 import { RESOURCE_KINDS } from "../config/schemas.ts";
 import { agentAddress } from "../model/agent-names.ts";
 import type { ResolvedProject } from "../model/project.ts";
+import { SourceText } from "../source.ts";
+import { lex } from "./lexer.ts";
 import { AGENT_ITEMS, DECL_KEYWORDS, DEFAULTS_ITEMS, STATEMENT_KEYWORDS } from "./parser.ts";
 
 export interface Completion {
@@ -41,22 +43,27 @@ function grantsOf(project: ResolvedProject): Completion[] {
 
 /**
  * The innermost `{` still open in `text`, by the first word of its line (`agent`, `grants`,
- * `effects`, `while`, …; `workflow` for a body whose brace follows `-> T` or the effects
- * clause), and how many are open. Braces in strings and comments do not count.
+ * `effects`, `while`, `else` after a `}`, …; `workflow` for a body whose brace follows `-> T`
+ * or the closed effects clause), and how many are open. Read off the lexer's tokens, so braces
+ * in strings and comments do not count.
  */
 function enclosing(text: string): { depth: number; opener?: string } {
+  const tokens = lex(new SourceText("completion.agent", text)).tokens;
   const stack: string[] = [];
-  const re = /"""[\s\S]*?(?:"""|$)|"(?:[^"\\\n]|\\.)*"?|\/\/[^\n]*|[{}]/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    if (m[0] === "}") stack.pop();
-    if (m[0] !== "{") continue;
-    const before = text.slice(0, m.index).replace(/\s+$/, "");
-    const last = before.slice(before.lastIndexOf("\n") + 1);
-    const head = /^[\s}]*(\w*)/.exec(last)?.[1] ?? "";
-    // A body's brace follows the signature (`-> T`) or the closed effects clause.
-    const body = /\)\s*->\s*\w+$/.test(before) || /}$/.test(before);
-    stack.push(body ? "workflow" : head);
-  }
+  tokens.forEach((t, i) => {
+    if (t.kind === "}") stack.pop();
+    if (t.kind !== "{") return;
+    const prev = tokens[i - 1];
+    if (prev?.kind === "}" || (prev?.kind === "ident" && tokens[i - 2]?.kind === "->")) {
+      stack.push("workflow");
+      return;
+    }
+    let first = i;
+    while (first > 0 && !tokens[first]?.newlineBefore) first--;
+    while (first < i && tokens[first]?.kind === "}") first++;
+    const head = tokens[first];
+    stack.push(head?.kind === "ident" ? head.text : "");
+  });
   return { depth: stack.length, opener: stack.at(-1) };
 }
 

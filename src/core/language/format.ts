@@ -30,28 +30,32 @@ export type FormatResult =
 
 const INDENT = "  ";
 
-/** Comments in the text between two tokens, and the line breaks around them. */
-interface Gap {
-  /** Line breaks before the first comment (or in all, when there is none). */
-  items: ({ kind: "newline" } | { kind: "comment"; text: string })[];
-}
+/** A token or a comment, with the line breaks before it. */
+type Item = { nl: number } & ({ tok: Token } | { comment: string });
 
-function gapOf(text: string): Gap {
-  const items: Gap["items"] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === "\n") {
-      items.push({ kind: "newline" });
-      i++;
-    } else if (c === "/" && text[i + 1] === "/") {
-      let j = text.indexOf("\n", i);
-      if (j < 0) j = text.length;
-      items.push({ kind: "comment", text: text.slice(i, j).replace(/[ \t\r]+$/, "") });
-      i = j;
-    } else i++;
+/** A lexed text's tokens and the comments between them, in order (a comment runs to its line's end). */
+function itemsOf(text: string, tokens: readonly Token[]): Item[] {
+  const items: Item[] = [];
+  let nl = 0;
+  let end = 0;
+  for (const tok of [...tokens.filter((t) => t.kind !== "eof"), undefined]) {
+    const gap = text.slice(end, tok?.start ?? text.length);
+    for (let i = 0; i < gap.length; i++) {
+      if (gap[i] === "\n") nl++;
+      else if (gap[i] === "/" && gap[i + 1] === "/") {
+        const lineEnd = gap.indexOf("\n", i);
+        const j = lineEnd < 0 ? gap.length : lineEnd;
+        items.push({ nl, comment: gap.slice(i, j).replace(/[ \t\r]+$/, "") });
+        nl = 0;
+        i = j - 1;
+      }
+    }
+    if (tok === undefined) break;
+    items.push({ nl, tok });
+    nl = 0;
+    end = tok.end;
   }
-  return { items };
+  return items;
 }
 
 const OPENS = new Set(["{", "("]);
@@ -96,27 +100,9 @@ export function formatAgentText(path: string, text: string): FormatResult {
   const problems = parsed.diagnostics.filter((d) => d.severity === "error");
   if (problems.length > 0) return { ok: false, diagnostics: problems };
   const src = source.text;
-  const tokens = lexed.tokens.filter((t) => t.kind !== "eof");
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
 
-  // Tokens and comments in order, each with the line breaks before it.
-  type Item = { nl: number } & ({ tok: Token } | { comment: string });
-  const items: Item[] = [];
-  let end = 0;
-  let nl = 0;
-  for (const tok of [...tokens, undefined]) {
-    for (const g of gapOf(src.slice(end, tok?.start ?? src.length)).items) {
-      if (g.kind === "newline") nl++;
-      else {
-        items.push({ nl, comment: g.text });
-        nl = 0;
-      }
-    }
-    if (tok === undefined) break;
-    items.push({ nl, tok });
-    nl = 0;
-    end = tok.end;
-  }
+  const items = itemsOf(src, lexed.tokens);
 
   const lines: string[] = [];
   let line: string | undefined;
@@ -161,15 +147,12 @@ export function formatAgentText(path: string, text: string): FormatResult {
 /** Whether two texts lex to the same tokens (kind and value) and hold the same comments. */
 export function sameContent(a: string, b: string): boolean {
   const read = (t: string) => {
-    const toks = lex(new SourceText("x.agent", t)).tokens;
-    const comments: string[] = [];
-    let end = 0;
-    for (const tok of toks) {
-      for (const item of gapOf(t.slice(end, tok.start)).items)
-        if (item.kind === "comment") comments.push(item.text);
-      end = tok.end;
-    }
-    return JSON.stringify([toks.map((x) => [x.kind, x.value]), comments]);
+    const source = new SourceText("x.agent", t);
+    return JSON.stringify(
+      itemsOf(source.text, lex(source).tokens).map((i) =>
+        "tok" in i ? [i.tok.kind, i.tok.value] : i.comment,
+      ),
+    );
   };
   return read(a) === read(b);
 }

@@ -6,14 +6,11 @@
  */
 import type { AnalysedProject } from "../analysis/analysis.ts";
 import type { EffectBoundEntry } from "../analysis/effect-bound.ts";
-import type { Span } from "../diagnostics.ts";
+import { forbidTargets } from "../analysis/policy-violations.ts";
 import { agentAddress, effectReaches } from "../model/agent-names.ts";
 import type { ResolvedAgent, ResolvedPolicyRule } from "../model/project.ts";
 import { inlineCode as mdCode } from "../render/escape.ts";
-
-const contains = (s: Span, line: number, column: number) =>
-  (line > s.line || (line === s.line && column >= s.column)) &&
-  (line < s.endLine || (line === s.endLine && column < s.endColumn));
+import { inSpan } from "../source.ts";
 
 /** The rules of the project's policies that bear on `agent` (for `effects`, when given). */
 function bearingRules(
@@ -25,14 +22,10 @@ function bearingRules(
   const touches = (effect: string) => reached.some((e) => effectReaches(e, effect));
   return project.policies.filter(({ rule }) => {
     if ("forbid" in rule) {
-      const { agent: who, holding, effect } = rule.forbid;
-      const names =
-        holding !== undefined
-          ? agent.grants.some((g) => g.ref === holding)
-          : who === "*" || who === agent.name || who === agentAddress(agent.name);
       // A forbid that names the agent bears on it whatever it reaches today; on a grant, only
       // where the grant's effects meet it.
-      return names && (effects === undefined || touches(effect));
+      const names = forbidTargets(project, rule.forbid).includes(agent.name);
+      return names && (effects === undefined || touches(rule.forbid.effect));
     }
     if ("requireApproval" in rule) return touches(rule.requireApproval.effect);
     if ("risk" in rule) return touches(rule.risk.effect);
@@ -66,10 +59,9 @@ export function hoverAt(
   const source = analysed.project.sources.get(file);
   if (source === undefined) return undefined;
   for (const agent of analysed.project.agents.values()) {
-    if (agent.span.file !== file || !contains(source.span(agent.decl.range), line, column))
-      continue;
+    if (agent.span.file !== file || !inSpan(source.span(agent.decl.range), line, column)) continue;
     const bound = analysed.analysis.bounds.get(agent.name) ?? [];
-    const grant = agent.grants.find((g) => contains(g.span, line, column));
+    const grant = agent.grants.find((g) => inSpan(g.span, line, column));
     if (grant) {
       const mine = bound.filter((e) => e.tool === grant.ref);
       const rules = bearingRules(analysed, agent, grant.effects);
@@ -82,7 +74,7 @@ export function hoverAt(
         ...(rules.length > 0 ? ["", "Policies that bear on it:", ...rules.map(ruleLine)] : []),
       ].join("\n");
     }
-    if (!contains(source.span(agent.decl.name.range), line, column)) return undefined;
+    if (!inSpan(source.span(agent.decl.name.range), line, column)) return undefined;
     const rules = bearingRules(analysed, agent);
     return [
       `${mdCode(agentAddress(agent.name))} · model ${mdCode(agent.model)} · at most ${agent.maxTurns} turns`,

@@ -49,17 +49,6 @@ function classify(
   return undefined;
 }
 
-/** The 0-based offset of a 1-based line and column (UTF-16) in `text`. */
-function offsetOf(text: string, line: number, column: number): number {
-  let offset = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = text.indexOf("\n", offset);
-    if (nl < 0) return text.length;
-    offset = nl + 1;
-  }
-  return offset + column - 1;
-}
-
 /**
  * The names a YAML resource gives after a key that names one: `agent:` (an agent), `workflow:`
  * (a workflow), `holding:` or `tool:` (`tool.<tool>.<operation>`: the tool and the operation),
@@ -117,7 +106,7 @@ export function symbolAt(
       (n) => n.line === line && column >= n.start && column <= n.end,
     )?.symbol;
   if (!source || !file.endsWith(".agent")) return undefined;
-  const offset = offsetOf(source.text, line, column);
+  const offset = source.offset(line, column);
   const tokens = lex(source).tokens;
   const i = tokens.findIndex((t) => t.start <= offset && offset <= t.end && t.kind === "ident");
   return i < 0 ? undefined : classify(project, tokens, i);
